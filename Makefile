@@ -1,0 +1,25 @@
+# Two entry points for a new user (see README): `make site` and `make test`.
+# Both create .venv from the repo alone and install what they need.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: site test bench
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+site: $(STAMP)
+	$(PY) lessons/prelude/02_memory_coalescing.py --quick
+	$(PY) -m coursebuild
+
+test: $(STAMP)
+	bash tools/ensure_chromium.sh || echo "chromium unavailable: browser tests will be skipped"
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(PY) tools/bench.py
