@@ -1,0 +1,56 @@
+"""GPU presets: memory geometry, limits, bandwidths and clocks used by the counters and estimate_time."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class GPU:
+    """One GPU model. Bandwidths in bytes/s; shared-memory sizes in bytes.
+
+    Limitations: only what the memory lessons need. The sector and bank model is the one checked on an
+    H200 (see measurements/h200/); older presets reuse it, which is approximate for Fermi's 128-byte L1
+    lines and Kepler's optional 8-byte bank mode.
+    """
+
+    name: str
+    arch: str
+    sms: int
+    warp_size: int
+    banks: int
+    bank_bytes: int
+    sector_bytes: int
+    max_threads_per_block: int
+    max_block_dims: tuple[int, int, int]
+    max_grid_dims: tuple[int, int, int]
+    smem_per_block: int           # static limit (48 KiB on every CUDA GPU)
+    smem_per_block_optin: int     # with cudaFuncSetAttribute; dynamic shared memory may go up to this
+    dram_bandwidth: float         # peak, vendor datasheet
+    smem_bandwidth_per_sm: float  # bytes per clock per SM for shared memory (banks * bank_bytes)
+    sm_clock_hz: float
+
+    def __repr__(self) -> str:
+        return f"GPU({self.name!r}, {self.arch}, {self.sms} SMs, {self.dram_bandwidth / 1e9:.0f} GB/s)"
+
+
+GPUS: dict[str, GPU] = {
+    # Vendor datasheet figures (H200 SXM: 141 GB HBM3e at 4.8 TB/s; 132 SMs; boost 1980 MHz).
+    "H200": GPU("H200", "sm_90", 132, 32, 32, 4, 32, 1024, (1024, 1024, 64), (2**31 - 1, 65535, 65535),
+                48 * 1024, 227 * 1024, 4.8e12, 128, 1.98e9),
+    # Harris's blog compared these two (ECC off for the M2050 figures).
+    "M2050": GPU("M2050", "sm_20", 14, 32, 32, 4, 32, 1024, (1024, 1024, 64), (65535, 65535, 65535),
+                 48 * 1024, 48 * 1024, 148.4e9, 128, 1.15e9),
+    "K20c": GPU("K20c", "sm_35", 13, 32, 32, 4, 32, 1024, (1024, 1024, 64), (2**31 - 1, 65535, 65535),
+                48 * 1024, 48 * 1024, 208e9, 128, 0.706e9),
+}
+
+
+def get_gpu(gpu: "str | GPU") -> GPU:
+    """Look a preset up by name (case-insensitive) or pass a GPU through."""
+    if isinstance(gpu, GPU):
+        return gpu
+    for name, preset in GPUS.items():
+        if name.lower() == str(gpu).lower():
+            return preset
+    from .errors import LaunchError
+    raise LaunchError(f"unknown GPU preset {gpu!r}; known: {', '.join(GPUS)}")

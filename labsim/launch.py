@@ -1,0 +1,543 @@
+"""launch(): run a kernel over every thread of a grid as numpy arrays, and count what its memory accesses cost.
+
+The kernel is an ordinary Python function ``kernel(blk, *args)``. ``blk`` holds the coordinates of a whole set
+of threads (numpy arrays) and performs memory operations for all of them at once; every operation is one
+warp-level instruction for each warp of the set, analysed per warp (sectors, wavefronts, races).
+
+Schedules:
+- ``"lockstep"``: one set holding every thread of the grid; each statement runs for all warps before the next.
+- ``"adversarial"``: one set per warp slot (warp k of every block), each in its own greenlet. Between two
+  barriers the slots run one after another in reverse order, so a warp can read shared memory before another
+  warp of its block has written it, as a real GPU may. Correct kernels give the same result under both.
+"""
+from __future__ import annotations
+
+import inspect
+import sys
+import traceback
+from contextlib import contextmanager
+from typing import Any, Callable
+
+import numpy as np
+
+from .analysis import InstrSummary, WarpAccess, min_wavefronts, sectors_per_warp, wavefronts_per_warp
+from .errors import (DivergentBarrierError, KernelError, LabsimError, LaunchError, MemoryArgumentError,
+                     MisalignedAddressError, OutOfBoundsError, StepBudgetError, UnsupportedError)
+from .gpus import GPU, get_gpu
+from .memory import SHARED_ALIGN, AddressSpace, SharedArray, as_device_array, check_dtype
+from .races import RaceTracker
+from .stats import Stats
+
+WARP = 32
+SCHEDULES = ("lockstep", "adversarial")
+
+
+def _dims(value: Any, what: str) -> tuple[int, int, int]:
+    if isinstance(value, (int, np.integer)):
+        value = (int(value),)
+    try:
+        dims = tuple(int(v) for v in value)
+    except (TypeError, ValueError):
+        raise LaunchError(f"invalid configuration argument: {what} must be an int or a tuple of 1-3 ints, "
+                          f"got {value!r}") from None
+    if not 1 <= len(dims) <= 3:
+        raise LaunchError(f"invalid configuration argument: {what} has {len(dims)} dimensions, CUDA allows 1-3")
+    if any(d <= 0 for d in dims):
+        raise LaunchError(f"invalid configuration argument: {what} {dims} has a zero or negative dimension")
+    return dims + (1,) * (3 - len(dims))
+
+
+class _Launch:
+    """State shared by every thread set of one launch: memory, counters, barriers, races."""
+
+    def __init__(self, name: str, gpu: GPU, grid, block, dynamic_smem: int, max_steps: int | None,
+                 param_names: dict[int, str]) -> None:
+        self.name, self.gpu, self.grid, self.block = name, gpu, grid, block
+        self.nblocks = grid[0] * grid[1] * grid[2]
+        self.threads = block[0] * block[1] * block[2]
+        self.wpb = -(-self.threads // WARP)
+        self.lanes_per_block = self.wpb * WARP
+        self.mem = AddressSpace()
+        self.shared: list[SharedArray] = []
+        self.smem_static = 0
+        self.dynamic_smem = dynamic_smem
+        self.dynamic: SharedArray | None = None
+        self.instrs: dict[tuple, InstrSummary] = {}
+        self.races = RaceTracker()
+        self.epoch = np.zeros(self.nblocks * self.wpb, dtype=np.int32)   # barriers passed, per warp
+        self.syncs = np.zeros(self.nblocks * self.wpb, dtype=np.int64)
+        self.steps = 0
+        self.max_steps = max_steps
+        self.param_names = param_names
+        self.current_line: int | None = None
+
+    def describe(self, tid: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        b, t = divmod(int(tid), self.lanes_per_block)
+        gx, gy, _ = self.grid
+        bx, by, _ = self.block
+        return (b % gx, b // gx % gy, b // (gx * gy)), (t % bx, t // bx % by, t // (bx * by))
+
+
+class Block:
+    """The ``blk`` handed to a kernel: coordinates of a set of threads and the memory operations on them."""
+
+    def __init__(self, ctx: _Launch, lanes: np.ndarray, greenlet_mode: bool = False) -> None:
+        self._ctx = ctx
+        self._tid = lanes                                   # launch-wide lane ids, whole warps
+        self._blockid = lanes // ctx.lanes_per_block
+        t = lanes % ctx.lanes_per_block
+        self._valid = t < ctx.threads
+        bdx, bdy, bdz = ctx.block
+        gdx, gdy, gdz = ctx.grid
+        self.bdx, self.bdy, self.bdz = bdx, bdy, bdz
+        self.gdx, self.gdy, self.gdz = gdx, gdy, gdz
+        self.tx, self.ty, self.tz = t % bdx, t // bdx % bdy, t // (bdx * bdy)
+        b = self._blockid
+        self.bx, self.by, self.bz = b % gdx, b // gdx % gdy, b // (gdx * gdy)
+        self.lane = t % WARP
+        self.warp = t // WARP
+        self._gwarp = lanes // WARP
+        self._row_warp = self._gwarp[::WARP]
+        self._active = self._valid.copy()
+        self._exited = np.zeros_like(self._valid)
+        self._stack: list[tuple[np.ndarray, str]] = []
+        self._reach = self._active                           # mask ignoring `if` predication
+        self._greenlet = greenlet_mode
+        self._nshared = 0
+        self._all = bool(self._valid.all())
+
+    def __repr__(self) -> str:
+        return (f"Block(kernel={self._ctx.name!r}, {self._tid.size} lanes, grid={self._ctx.grid}, "
+                f"block={self._ctx.block}, active={int(self._active.sum())})")
+
+    # ---- masks -------------------------------------------------------------------------------------------
+    @property
+    def active(self) -> np.ndarray:
+        """The current active-lane mask (read-only view)."""
+        v = self._active.view()
+        v.flags.writeable = False
+        return v
+
+    def push_mask(self, cond, kind: str = "if") -> None:
+        """Narrow the active lanes to ``cond`` (an ``if`` or a loop condition) until ``pop_mask``."""
+        cond = np.broadcast_to(np.asarray(cond, dtype=bool), self._active.shape)
+        self._stack.append((self._active, kind, self._reach))
+        self._active = self._active & cond
+        if kind != "if":
+            self._reach = self._active
+        self._all = False
+
+    def pop_mask(self) -> None:
+        self._active, _, self._reach = self._stack.pop()
+        self._active = self._active & ~self._exited
+        self._reach = self._reach & ~self._exited
+        self._all = not self._stack and bool(self._active.all())
+
+    def set_mask(self, mask) -> None:
+        """Replace the current level's mask (used by loops for ``break``/``continue``)."""
+        self._active = np.broadcast_to(np.asarray(mask, dtype=bool), self._active.shape) & ~self._exited
+        if not self._stack or self._stack[-1][1] != "if":
+            self._reach = self._active
+        self._all = False
+
+    @contextmanager
+    def where(self, cond):
+        """``with blk.where(cond):`` runs the body for the lanes where ``cond`` holds (an ``if``)."""
+        self.push_mask(cond, "if")
+        try:
+            yield self
+        finally:
+            self.pop_mask()
+
+    def exit(self, mask=None) -> None:
+        """End the active lanes (or ``mask`` of them): a ``return`` in a kernel."""
+        m = self._active if mask is None else (np.asarray(mask, dtype=bool) & self._active)
+        self._exited = self._exited | m
+        self._active = self._active & ~m
+        self._reach = self._reach & ~m
+        self._stack = [(a & ~m, k, r & ~m) for a, k, r in self._stack]
+        self._all = False
+
+    # ---- helpers -----------------------------------------------------------------------------------------
+    def _line(self, line):
+        if line is not None:
+            return line
+        f = sys._getframe(2)
+        return f.f_lineno
+
+    def _index(self, idx, what: str) -> np.ndarray:
+        a = np.asarray(idx)
+        if a.dtype.kind not in "iu":
+            if a.dtype.kind == "b" or a.size == 0:
+                raise MemoryArgumentError(f"{what}: index must be integers, got {a.dtype}")
+            if a.dtype.kind == "f" and np.all(a == np.floor(a)):
+                a = a.astype(np.int64)
+            else:
+                raise MemoryArgumentError(f"{what}: index must be integers, got {a.dtype} (cast with int())")
+        if a.shape != self._tid.shape:
+            try:
+                a = np.broadcast_to(a, self._tid.shape)
+            except ValueError:
+                raise MemoryArgumentError(f"{what}: index has shape {a.shape}; expected a scalar or one value "
+                                          f"per thread ({self._tid.size})") from None
+        return a.astype(np.int64, copy=False)
+
+    def _name(self, arr, name, frame_depth=3) -> str:
+        if name:
+            return name
+        for pos, pname in self._ctx.param_names.items():
+            if self._ctx.args[pos] is arr:
+                return pname
+        return "array"
+
+    def _where(self, lane: int) -> dict:
+        b, t = self._ctx.describe(int(self._tid[lane]))
+        return {"kernel": self._ctx.name, "block": b, "thread": t}
+
+    def _check_bounds(self, idx, act, limit, name, line, space, unit="index"):
+        bad = act & ((idx < 0) | (idx >= limit))
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise OutOfBoundsError(
+                f"out-of-bounds {space} access: {name}[{int(idx[i])}] but {name} has {limit} "
+                f"{'elements' if unit == 'index' else 'bytes'}", line=line, array=name, index=int(idx[i]),
+                **self._where(i))
+
+    def _record(self, space, op, line, name, itemsize, addr, act):
+        ctx = self._ctx
+        key = (space, op, line, name, itemsize)
+        s = ctx.instrs.get(key)
+        if s is None:
+            s = ctx.instrs[key] = InstrSummary(space, op, line, name, itemsize)
+        a2 = addr.reshape(-1, WARP)
+        act2 = act.reshape(-1, WARP)
+        rows = act2.any(axis=1)
+        s.executed += int(self._reach.reshape(-1, WARP).any(axis=1).sum()) if not self._all else a2.shape[0]
+        nreq = int(rows.sum())
+        if not nreq:
+            return
+        if nreq != rows.size:
+            a2, act2 = a2[rows], act2[rows]
+        s.requests += nreq
+        s.bytes_requested += int(act2.sum()) * itemsize
+        g = ctx.gpu
+        if space == "global":
+            per = sectors_per_warp(a2, act2, itemsize, g.sector_bytes)
+        else:
+            per, phases = wavefronts_per_warp(a2, act2, itemsize, g.banks, g.bank_bytes, return_phases=True)
+            s.conflicts += int((per - phases).sum())
+        s.cost += int(per.sum())
+        for v, c in enumerate(np.bincount(per)):
+            if c:
+                s.hist[v] = s.hist.get(v, 0) + int(c)
+        if s.sample is None:
+            r = int(np.argmax(rows))
+            gw = int(self._row_warp[r])
+            b, _ = ctx.describe(gw * WARP)
+            s.sample = WarpAccess(space, op, line, name, itemsize, b, gw % ctx.wpb, act2[0].copy(),
+                                  a2[0].astype(np.int64), g.banks, g.bank_bytes, g.sector_bytes)
+
+    # ---- global memory -----------------------------------------------------------------------------------
+    def _global(self, arr, idx, name, line, view, op):
+        name = self._name(arr, name)
+        flat = as_device_array(arr, name)
+        base = self._ctx.mem.base_of(flat)
+        act = self._active
+        if view is None:
+            idx = self._index(idx, f"{op} {name}")
+            itemsize = flat.dtype.itemsize
+            self._check_bounds(idx, act, flat.size, name, line, "global")
+            addr = base + idx * itemsize
+            data = flat
+        else:
+            view = check_dtype(view, name)
+            itemsize = view.itemsize
+            off = self._index(idx, f"{op} {name}")
+            self._check_bounds(off, act, flat.nbytes - itemsize + 1, name, line, "global", unit="bytes")
+            addr = base + off
+            data, idx = self._viewed(flat, view, addr, act, name, line, off)
+        if base % itemsize and view is None:
+            self._misaligned(addr, act, itemsize, name, line, "global")
+        return data, idx, addr, itemsize, name
+
+    def _viewed(self, raw, view, addr, act, name, line, off):
+        self._misaligned(addr, act, view.itemsize, name, line, "global")
+        nbytes = raw.nbytes - raw.nbytes % view.itemsize
+        data = raw.reshape(-1).view(np.uint8)[:nbytes].view(view)
+        return data, off // view.itemsize
+
+    def _misaligned(self, addr, act, itemsize, name, line, space):
+        bad = act & (addr % itemsize != 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise MisalignedAddressError(
+                f"misaligned address: a {itemsize}-byte access to {name} at byte address {int(addr[i]):#x}, "
+                f"which is not a multiple of {itemsize}", line=line, array=name, **self._where(i))
+
+    def load(self, arr, idx, *, line: int | None = None, name: str | None = None, view=None) -> np.ndarray:
+        """Global load: each active lane reads ``arr.flat[idx]`` (or, with ``view``, the ``view``-typed value at
+        byte offset ``idx``). Inactive lanes get zeros."""
+        line = self._line(line)
+        data, idx, addr, itemsize, name = self._global(arr, idx, name, line, view, "load from")
+        act = self._active
+        self._record("global", "ld", line, name, itemsize, addr, act)
+        return self._gather(data, idx, act)
+
+    def store(self, arr, idx, value, *, line: int | None = None, name: str | None = None, view=None) -> None:
+        """Global store: each active lane writes its ``value`` to ``arr.flat[idx]``."""
+        line = self._line(line)
+        data, idx, addr, itemsize, name = self._global(arr, idx, name, line, view, "store to")
+        act = self._active
+        self._record("global", "st", line, name, itemsize, addr, act)
+        self._scatter(data, idx, value, act)
+
+    def _gather(self, data, idx, act):
+        if self._all:
+            return data[idx]
+        out = data[np.where(act, idx, 0)] if data.size else np.zeros(idx.shape, data.dtype)
+        out[~act] = np.zeros((), data.dtype)
+        return out
+
+    def _scatter(self, data, idx, value, act):
+        v = np.asarray(value)
+        if data.dtype.names is None and v.dtype.names is None:
+            v = v.astype(data.dtype, copy=False)
+        v = np.broadcast_to(v, idx.shape) if v.shape != idx.shape else v
+        if self._all:
+            data[idx] = v
+        else:
+            data[idx[act]] = v[act]
+
+    # ---- shared memory -----------------------------------------------------------------------------------
+    def shared(self, shape, dtype=np.float32, *, name: str | None = None, line: int | None = None) -> SharedArray:
+        """Declare a ``__shared__`` array (one per block). Returns the same array to every warp of a block."""
+        ctx = self._ctx
+        k = self._nshared
+        self._nshared += 1
+        if k < len(ctx.shared):
+            return ctx.shared[k]
+        shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+        if any(s <= 0 for s in shape):
+            raise LaunchError(f"shared array {name or 'shared'} has a non-positive size {shape}", line=line,
+                              kernel=ctx.name)
+        dtype = check_dtype(dtype, name or "shared array")
+        nbytes = int(np.prod(shape)) * dtype.itemsize
+        offset = -(-ctx.smem_static // SHARED_ALIGN) * SHARED_ALIGN
+        limit = ctx.gpu.smem_per_block
+        if offset + nbytes + ctx.dynamic_smem > limit:
+            raise LaunchError(
+                f"too many resources requested for launch: shared memory per block would be "
+                f"{offset + nbytes + ctx.dynamic_smem} bytes, {ctx.gpu.name} allows {limit}", line=line,
+                kernel=ctx.name, array=name)
+        sh = SharedArray(name or f"shared{k}", shape, dtype, ctx.nblocks, offset)
+        ctx.smem_static = offset + nbytes
+        ctx.shared.append(sh)
+        return sh
+
+    def dynamic_shared(self, dtype=np.float32, *, name: str | None = None) -> SharedArray:
+        """``extern __shared__ T name[]``: the launch's dynamic shared memory, viewed as ``dtype``."""
+        ctx = self._ctx
+        dtype = check_dtype(dtype, name or "extern shared array")
+        if ctx.dynamic is None:
+            n = ctx.dynamic_smem // dtype.itemsize
+            if n <= 0:
+                raise LaunchError(f"extern __shared__ array {name} used but the launch gave {ctx.dynamic_smem} "
+                                  "bytes of dynamic shared memory", kernel=ctx.name, array=name)
+            # placed after the static arrays; 128-byte aligned so bank 0 is element 0
+            off = -(-ctx.smem_static // SHARED_ALIGN) * SHARED_ALIGN
+            ctx.dynamic = SharedArray(name or "extern_shared", (n,), dtype, ctx.nblocks, off)
+        return ctx.dynamic
+
+    def _shared(self, sh, idx, name, line, view, op):
+        if not isinstance(sh, SharedArray):
+            raise MemoryArgumentError(f"{op}: {type(sh).__name__} is not a shared array (declare it with "
+                                      "blk.shared)", line=line, kernel=self._ctx.name)
+        name = name or sh.name
+        act = self._active
+        off = self._index(idx, f"{op} {name}")
+        if view is None:
+            itemsize = sh.dtype.itemsize
+            self._check_bounds(off, act, sh.size, name, line, "shared")
+            pos = self._blockid * sh.size + off
+            return sh.flat, pos, sh.offset + off * itemsize, itemsize, name, off
+        view = check_dtype(view, name)
+        itemsize = view.itemsize
+        self._check_bounds(off, act, sh.nbytes - itemsize + 1, name, line, "shared", unit="bytes")
+        addr = sh.offset + off
+        self._misaligned(addr, act, itemsize, name, line, "shared")
+        if sh.nbytes % itemsize:
+            raise UnsupportedError(f"a {itemsize}-byte view of shared array {name} ({sh.nbytes} bytes, not a "
+                                   f"multiple of {itemsize})", line=line, array=name)
+        data = sh.data.view(np.uint8).reshape(-1).view(view)
+        pos = self._blockid * (sh.nbytes // itemsize) + off // itemsize
+        return data, pos, addr, itemsize, name, off // sh.dtype.itemsize
+
+    def _race(self, sh, elem, act, line, is_write):
+        if act.all():
+            pos, tid, gw = self._blockid * sh.size + elem, self._tid, self._gwarp
+        else:
+            pos, tid, gw = (self._blockid * sh.size + elem)[act], self._tid[act], self._gwarp[act]
+        self._ctx.races.access(sh, pos, tid, gw, self._ctx.epoch[gw], line, is_write, self._ctx.describe)
+
+    def sload(self, sh: SharedArray, idx, *, line: int | None = None, name: str | None = None,
+              view=None) -> np.ndarray:
+        """Shared load: each active lane reads element ``idx`` of its block's copy of ``sh``."""
+        line = self._line(line)
+        data, pos, addr, itemsize, name, elem = self._shared(sh, idx, name, line, view, "load from")
+        act = self._active
+        self._record("shared", "ld", line, name, itemsize, addr, act)
+        self._race(sh, elem, act, line, False)
+        return self._gather(data, pos, act)
+
+    def sstore(self, sh: SharedArray, idx, value, *, line: int | None = None, name: str | None = None,
+               view=None) -> None:
+        """Shared store: each active lane writes ``value`` to element ``idx`` of its block's copy of ``sh``."""
+        line = self._line(line)
+        data, pos, addr, itemsize, name, elem = self._shared(sh, idx, name, line, view, "store to")
+        act = self._active
+        self._record("shared", "st", line, name, itemsize, addr, act)
+        self._race(sh, elem, act, line, True)
+        self._scatter(data, pos, value, act)
+
+    def atomic_add(self, target, idx, value, *, line: int | None = None, name: str | None = None) -> np.ndarray:
+        """``atomicAdd``: adds each active lane's ``value``; returns the old values, lanes applied in order.
+
+        Limitations: counted as one request per warp (global: sectors touched; shared: wavefronts as a load);
+        not checked for races against plain accesses.
+        """
+        line = self._line(line)
+        act = self._active
+        if isinstance(target, SharedArray):
+            data, pos, addr, itemsize, name, _ = self._shared(target, idx, name, line, None, "atomicAdd on")
+            space = "shared"
+        else:
+            data, pos, addr, itemsize, name = self._global(target, idx, name, line, None, "atomicAdd on")
+            space = "global"
+        self._record(space, "atom", line, name, itemsize, addr, act)
+        v = np.broadcast_to(np.asarray(value).astype(data.dtype), pos.shape)
+        lanes = np.nonzero(act)[0]
+        p, vv = pos[lanes], v[lanes]
+        order = np.argsort(p, kind="stable")          # lane order within each address
+        ps, vs = p[order], vv[order]
+        start = np.ones(ps.size, dtype=bool)
+        start[1:] = ps[1:] != ps[:-1]
+        csum = np.cumsum(vs, dtype=data.dtype)
+        first = np.maximum.accumulate(np.where(start, np.arange(ps.size), 0))
+        before = csum - vs - (csum[first] - vs[first])  # exclusive sum within the address group
+        old_sorted = data[ps] + before.astype(data.dtype)
+        ends = np.append(start[1:], True)
+        data[ps[ends]] = old_sorted[ends] + vs[ends]
+        out = np.zeros(pos.shape, dtype=data.dtype)
+        old = np.empty_like(old_sorted)
+        old[order] = old_sorted
+        out[lanes] = old
+        return out
+
+    # ---- control -----------------------------------------------------------------------------------------
+    def sync(self, *, line: int | None = None) -> None:
+        """``__syncthreads()``: a barrier for the threads of each block."""
+        line = self._line(line)
+        ctx = self._ctx
+        alive = (self._valid & ~self._exited).reshape(-1, self._per_block())
+        act = self._active.reshape(alive.shape)
+        n_alive, n_act = alive.sum(axis=1), act.sum(axis=1)
+        bad = (n_act > 0) & (n_act < n_alive)
+        if bad.any():
+            r = int(np.argmax(bad))
+            lane = r * alive.shape[1] + int(np.argmax(alive[r] & ~act[r]))
+            raise DivergentBarrierError(
+                "__syncthreads() reached by only part of a block (divergent barrier): thread "
+                f"{ctx.describe(int(self._tid[lane]))[1]} is alive but skips it", line=line, **self._where(lane))
+        warps = self._row_warp[self._active.reshape(-1, WARP).any(axis=1)]
+        ctx.epoch[warps] += 1
+        ctx.syncs[warps] += 1
+        if self._greenlet:
+            import greenlet
+            greenlet.getcurrent().parent.switch()
+
+    def _per_block(self) -> int:
+        return WARP if self._greenlet else self._ctx.lanes_per_block
+
+    def tick(self, n: int = 1) -> None:
+        """Spend ``n`` steps of the launch's step budget (interpreters call this per loop iteration)."""
+        ctx = self._ctx
+        ctx.steps += n
+        if ctx.max_steps is not None and ctx.steps > ctx.max_steps:
+            raise StepBudgetError(f"step budget of {ctx.max_steps} exhausted: is there an endless loop?",
+                                  kernel=ctx.name, line=ctx.current_line)
+
+
+def launch(kernel: Callable, grid, block, args=(), *, gpu: "str | GPU" = "H200", schedule: str = "lockstep",
+           dynamic_smem: int = 0, max_steps: int | None = None, name: str | None = None) -> Stats:
+    """Run ``kernel(blk, *args)`` for every thread of ``grid`` x ``block`` and return its ``Stats``."""
+    g = get_gpu(gpu)
+    grid3, block3 = _dims(grid, "grid"), _dims(block, "block")
+    nthreads = block3[0] * block3[1] * block3[2]
+    if nthreads > g.max_threads_per_block:
+        raise LaunchError(f"invalid configuration argument: block {block3} has {nthreads} threads, "
+                          f"{g.name} allows at most {g.max_threads_per_block} per block")
+    for d, (v, lim) in enumerate(zip(block3, g.max_block_dims)):
+        if v > lim:
+            raise LaunchError(f"invalid configuration argument: block dimension {'xyz'[d]} is {v}, max {lim}")
+    for d, (v, lim) in enumerate(zip(grid3, g.max_grid_dims)):
+        if v > lim:
+            raise LaunchError(f"invalid configuration argument: grid dimension {'xyz'[d]} is {v}, max {lim}")
+    if schedule not in SCHEDULES:
+        raise LaunchError(f"unknown schedule {schedule!r}; use one of {SCHEDULES}")
+    if int(dynamic_smem) < 0:
+        raise LaunchError(f"dynamic shared memory size {dynamic_smem} is negative")
+    if not callable(kernel):
+        raise LaunchError(f"kernel must be callable, got {type(kernel).__name__}")
+    if not isinstance(args, (tuple, list)):
+        args = (args,)
+    kname = name or getattr(kernel, "__name__", "kernel")
+    ctx = _Launch(kname, g, grid3, block3, int(dynamic_smem), max_steps, _param_names(kernel, len(args)))
+    ctx.args = tuple(args)
+    lanes_total = ctx.nblocks * ctx.lanes_per_block
+    try:
+        if schedule == "lockstep":
+            blk = Block(ctx, np.arange(lanes_total, dtype=np.int64))
+            kernel(blk, *args)
+        else:
+            _run_adversarial(ctx, kernel, args)
+    except LabsimError as e:
+        e.where.setdefault("kernel", kname)
+        raise
+    except Exception as e:  # a bug in a Python kernel: name the kernel and its line
+        line = _kernel_line(kernel, e)
+        raise KernelError(f"kernel {kname} raised {type(e).__name__}: {e}", kernel=kname, line=line) from e
+    return Stats(kname, grid3, block3, g, list(ctx.instrs.values()), ctx.races.races, ctx.races.count,
+                 ctx.races.by_line, schedule)
+
+
+def _run_adversarial(ctx: _Launch, kernel, args) -> None:
+    import greenlet
+
+    lanes = np.arange(ctx.nblocks * ctx.lanes_per_block, dtype=np.int64).reshape(ctx.nblocks, ctx.wpb, WARP)
+    slots = []
+    for k in range(ctx.wpb):
+        blk = Block(ctx, lanes[:, k, :].reshape(-1), greenlet_mode=True)
+        slots.append(greenlet.greenlet(lambda blk=blk: kernel(blk, *args)))
+    pending = list(range(ctx.wpb))
+    while pending:
+        # reverse warp order in every epoch: later warps read before earlier ones have written
+        for k in reversed(pending):
+            slots[k].switch()
+        pending = [k for k in pending if not slots[k].dead]
+
+
+def _param_names(kernel, nargs: int) -> dict[int, str]:
+    try:
+        params = list(inspect.signature(kernel).parameters)[1:]
+    except (TypeError, ValueError):
+        return {}
+    return {i: p for i, p in enumerate(params[:nargs])}
+
+
+def _kernel_line(kernel, exc) -> int | None:
+    code = getattr(kernel, "__code__", None)
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if code is None or frame.filename == code.co_filename:
+            line = frame.lineno
+    return line
