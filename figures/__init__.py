@@ -1,0 +1,34 @@
+"""Course figures drawn from labsim results with matplotlib (heatmaps, sector maps, the bank explorer).
+
+Lessons start with ``figures.setup_lesson()`` (a hidden cell) and then call one to three functions per cell,
+e.g. ``figures.lesson09.tile_heatmaps()`` or ``figures.heatmap.draw_bank_heatmap(report.heatmap)``.
+"""
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+
+from ._fonts import cjk_family, has_cjk, use_cjk_font
+
+__all__ = ["setup_lesson", "cjk_family", "has_cjk", "use_cjk_font"]
+
+
+def setup_lesson(seed: int = 0) -> None:
+    """Hidden first cell of every lesson: CJK font, figure defaults, numpy printing, a fixed random seed."""
+    use_cjk_font()
+    matplotlib.rcParams.update({
+        "figure.dpi": 100,
+        "savefig.dpi": 150,
+        "savefig.bbox": "tight",
+        "font.size": 10,
+        "axes.titlesize": 10,
+    })
+    np.set_printoptions(linewidth=110, precision=4, suppress=True)
+    np.random.seed(seed)
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    if get_ipython() is not None:  # figures are returned (not drawn through pyplot): show them as PNG
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+        set_matplotlib_formats("png")

@@ -1,0 +1,186 @@
+"""Warp-to-bank heatmaps: which of the 32 shared-memory banks each lane of one warp instruction touches.
+
+A cell (lane, bank) is coloured by the *conflict degree* of that bank: how many distinct 4-byte words the
+bank must deliver, one after another, in the phase the lane belongs to (lanes reading the same word share it:
+a broadcast). The title carries the instruction's wavefront count as labsim computed it. The figure only
+reads a :class:`labsim.analysis.WarpAccess`; the cost model itself stays in labsim.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.colors import BoundaryNorm, ListedColormap
+from matplotlib.figure import Figure
+
+from ._fonts import t
+
+# Conflict degree bins: 1 (free), 2, 3-4, 5-8, 9-16, 17-32.
+DEGREE_BOUNDS = (0.5, 1.5, 2.5, 4.5, 8.5, 16.5, 32.5)
+DEGREE_LABELS = ("1", "2", "3–4", "5–8", "9–16", "17–32")
+DEGREE_COLORS = ("#74c476", "#fee391", "#fec44f", "#fe9929", "#d95f0e", "#7f2704")
+_CMAP = ListedColormap(DEGREE_COLORS)
+_NORM = BoundaryNorm(DEGREE_BOUNDS, _CMAP.N)
+INACTIVE_COLOR = "#d9d9d9"
+
+
+def _phase_lanes(itemsize: int) -> int:
+    from labsim.analysis import phase_lanes  # the model's phase rule, not a copy of it
+    return phase_lanes(itemsize)
+
+
+def _check_shared_access(wa: object, what: str) -> None:
+    needed = ("space", "itemsize", "active", "addr", "words", "wavefronts", "bank_matrix")
+    missing = [n for n in needed if not hasattr(wa, n)]
+    if missing:
+        raise TypeError(f"{what} needs a labsim WarpAccess (one warp's shared-memory access); got "
+                        f"{type(wa).__name__}, which lacks {', '.join(missing)}")
+    if wa.space != "shared":
+        raise ValueError(f"{what} draws shared-memory accesses; this WarpAccess is a {wa.space} access "
+                         f"({wa!r}); use figures.sectors.draw_sector_map for global memory")
+
+
+def bank_degrees(warp_access) -> np.ndarray:
+    """Lanes × banks int matrix: the conflict degree of each bank a lane touches (0 where it touches none).
+
+    The degree is the number of distinct words that bank serves within the lane's phase (the whole warp
+    for accesses up to 4 bytes, half-warps for 8 bytes, quarter-warps for 16 bytes).
+    """
+    _check_shared_access(warp_access, "bank_degrees")
+    wa = warp_access
+    nbanks = int(getattr(wa, "banks_n", 32))
+    per_phase = _phase_lanes(int(wa.itemsize))
+    k = max(1, int(wa.itemsize) // int(getattr(wa, "bank_bytes", 4)))   # words per lane
+    words = np.asarray(wa.words, dtype=np.int64)[:, None] + np.arange(k)  # (32, k)
+    active = np.asarray(wa.active, dtype=bool)
+    out = np.zeros((32, nbanks), dtype=np.int64)
+    for start in range(0, 32, per_phase):
+        lanes = np.arange(start, start + per_phase)
+        lanes = lanes[active[lanes]]
+        if lanes.size == 0:
+            continue
+        distinct = np.unique(words[lanes].ravel())
+        degree = np.bincount(distinct % nbanks, minlength=nbanks)
+        for lane in lanes:
+            for b in np.unique(words[lane] % nbanks):
+                out[lane, b] = degree[b]
+    return out
+
+
+def min_wavefronts(itemsize: int) -> int:
+    """Wavefronts of a conflict-free full-warp access of this element size (1, 2 or 4), per labsim."""
+    from labsim.analysis import min_wavefronts as _mw
+    return int(_mw(int(itemsize)))
+
+
+def _auto_title(wa) -> str:
+    op = t("读", "load") if wa.op in ("ld", "load", "read") else t("写", "store")
+    line = f" {t('第', 'line ')}{wa.line}{t(' 行', '')}" if wa.line is not None else ""
+    return f"{wa.array}{line} {t('的共享内存', 'shared ')}{op}"
+
+
+def wavefront_caption(warp_access) -> str:
+    """'W 个 wavefront（最少 m 个）' as labsim counts them for this access."""
+    w, m = int(warp_access.wavefronts), min_wavefronts(warp_access.itemsize)
+    if w <= m:
+        return t(f"{w} 个 wavefront（无冲突，最少就是 {m} 个）", f"{w} wavefronts (conflict-free; minimum {m})")
+    return t(f"{w} 个 wavefront（无冲突只需 {m} 个：{w // m if w % m == 0 else round(w / m, 1)} 倍）",
+             f"{w} wavefronts (conflict-free would be {m})")
+
+
+def draw_bank_heatmap(warp_access, ax: Axes | None = None, title: str | None = None,
+                      colorbar: bool = True) -> Figure | None:
+    """Draw one warp instruction's lanes × banks heatmap; returns the Figure.
+
+    ``warp_access`` is a labsim ``WarpAccess`` of a shared-memory access (e.g. ``report.heatmap`` from the
+    lesson's check, or ``stats.instructions[i].sample``). ``None`` (no access to show, e.g. the check could
+    not run the kernel) prints a short note and returns None instead of failing.
+    """
+    if warp_access is None:
+        print(t("（没有可画的共享内存访问：检查没有运行到你的内核。）",
+                "(no shared-memory access to draw: the check did not run your kernel)"))
+        return None
+    _check_shared_access(warp_access, "draw_bank_heatmap")
+    wa = warp_access
+    deg = bank_degrees(wa)
+    nbanks = deg.shape[1]
+    if ax is None:
+        fig = Figure(figsize=(6.2, 6.0), layout="constrained")
+        ax = fig.subplots()
+    fig = ax.figure
+
+    active = np.asarray(wa.active, dtype=bool)
+    inactive = np.broadcast_to(np.where(active[:, None], np.nan, 1.0), deg.shape)
+    ax.imshow(inactive, cmap=ListedColormap([INACTIVE_COLOR]), vmin=0, vmax=1, aspect="equal",
+              extent=(-0.5, nbanks - 0.5, 31.5, -0.5), interpolation="nearest")
+    shown = np.ma.masked_equal(deg, 0)
+    im = ax.imshow(shown, cmap=_CMAP, norm=_NORM, aspect="equal", interpolation="nearest",
+                   extent=(-0.5, nbanks - 0.5, 31.5, -0.5))
+    im.set_gid("bank-degrees")
+    ax.set_xlabel("bank")
+    ax.set_ylabel(t("lane（warp 内线程号）", "lane"))
+    ax.set_xticks(range(0, nbanks, 4))
+    ax.set_yticks(range(0, 32, 4))
+    ax.set_xticks(np.arange(-0.5, nbanks, 1), minor=True)
+    ax.set_yticks(np.arange(-0.5, 32, 1), minor=True)
+    ax.grid(which="minor", color="white", linewidth=0.4)
+    ax.tick_params(which="minor", length=0)
+    per_phase = _phase_lanes(int(wa.itemsize))
+    for start in range(per_phase, 32, per_phase):
+        ax.axhline(start - 0.5, color="black", linewidth=1.2)
+    if per_phase < 32:
+        for p, start in enumerate(range(0, 32, per_phase)):
+            ax.text(nbanks - 1, start + per_phase - 1, t(f"阶段 {p + 1}", f"phase {p + 1}"), ha="right",
+                    va="bottom", fontsize=7, bbox=dict(facecolor="white", alpha=0.8, linewidth=0, pad=1))
+
+    # per-bank strip: the worst degree of each bank over the phases
+    strip = ax.inset_axes((0.0, -0.13, 1.0, 1.0 / 32), transform=ax.transAxes)
+    worst = deg.max(axis=0)
+    strip.imshow(np.ma.masked_equal(worst[None, :], 0), cmap=_CMAP, norm=_NORM, aspect="auto",
+                 interpolation="nearest", extent=(-0.5, nbanks - 0.5, 0.5, -0.5))
+    for b in np.nonzero(worst)[0]:
+        strip.text(b, 0, str(worst[b]), ha="center", va="center", fontsize=5.5 if worst[b] < 10 else 5,
+                   color="white" if worst[b] > 4 else "black")
+    strip.set_xlim(-0.5, nbanks - 0.5)
+    strip.set_xticks([])
+    strip.set_yticks([0])
+    strip.set_yticklabels([t("最坏", "worst")], fontsize=7)
+    strip.set_gid("bank-strip")
+    ax.xaxis.set_label_position("top")
+    ax.xaxis.tick_top()
+
+    head = title if title is not None else _auto_title(wa)
+    ax.set_title(f"{head}\n{wavefront_caption(wa)}", fontsize=10)
+    if colorbar:
+        cb = fig.colorbar(im, ax=ax, shrink=0.75, ticks=[1, 2, 3.5, 6.5, 12.5, 24.5])
+        cb.ax.set_yticklabels(DEGREE_LABELS)
+        cb.set_label(t("该 bank 要逐个送出的不同字数（冲突路数）", "distinct words this bank serves (conflict degree)"))
+    return fig
+
+
+def draw_bank_heatmaps(accesses: Sequence, titles: Sequence[str] | None = None, ncols: int = 3,
+                       suptitle: str | None = None, panel_size: float = 3.9) -> Figure:
+    """Several heatmaps side by side (one colour scale for all); returns the Figure."""
+    n = len(accesses)
+    if n == 0:
+        raise ValueError("draw_bank_heatmaps needs at least one WarpAccess")
+    if titles is not None and len(titles) != n:
+        raise ValueError(f"draw_bank_heatmaps: {n} accesses but {len(titles)} titles")
+    ncols = max(1, min(ncols, n))
+    nrows = -(-n // ncols)
+    fig = Figure(figsize=(panel_size * ncols + 1.0, (panel_size + 0.6) * nrows),
+                 layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    for i, wa in enumerate(accesses):
+        draw_bank_heatmap(wa, ax=axes.flat[i], title=None if titles is None else titles[i], colorbar=False)
+        axes.flat[i].title.set_fontsize(9)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    im = axes.flat[0].get_images()[-1]
+    cb = fig.colorbar(im, ax=axes, shrink=0.6, ticks=[1, 2, 3.5, 6.5, 12.5, 24.5])
+    cb.ax.set_yticklabels(DEGREE_LABELS)
+    cb.set_label(t("冲突路数", "conflict degree"))
+    if suptitle:
+        fig.suptitle(suptitle)
+    return fig

@@ -1,0 +1,214 @@
+"""Lesson 9 (tiled transpose, bank conflicts): every number and figure the lesson shows, computed on labsim.
+
+Each function runs labsim kernels (``figures.kernels``) and returns a :class:`figures.table.Table` or a
+matplotlib Figure; a lesson cell calls one of them and shows the result, so no number in the lesson is typed.
+"""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from labsim.errors import LabsimError
+from labsim.gpus import get_gpu
+
+from ._fonts import t
+from .heatmap import draw_bank_heatmaps, min_wavefronts
+from .kernels import TILE_DIM, float4_access, instr, per_request, run_transpose, tile_access
+from .sectors import draw_sector_maps
+from .table import Table
+
+TRANSPOSES = (
+    ("copy", t("copy（基线，不转置）", "copy (baseline)"), {}),
+    ("naive", t("朴素转置（第 8 课）", "naive transpose (lesson 8)"), {}),
+    ("tiled", "tiled, float tile[32][32]", {"pad": 0}),
+    ("tiled", "tiled, float tile[32][33]", {"pad": 1}),
+    ("tiled", t("tiled, float tile[32][32] + XOR 混洗", "tiled, tile[32][32] + XOR swizzle"), {"pad": 0, "swizzle": True}),
+)
+
+
+def gpu_facts(gpu: str = "H200") -> Table:
+    """The memory geometry labsim uses for this GPU preset (banks, bank width, sector size, warp size)."""
+    g = get_gpu(gpu)
+    rows = [
+        [t("warp 大小（线程）", "warp size"), g.warp_size],
+        [t("共享内存 bank 数", "shared-memory banks"), g.banks],
+        [t("每个 bank 的宽度（字节）", "bank width (bytes)"), g.bank_bytes],
+        [t("全局内存 sector 大小（字节）", "global sector (bytes)"), g.sector_bytes],
+        [t("每个 block 的静态共享内存上限（字节）", "static shared memory per block (bytes)"), g.smem_per_block],
+    ]
+    return Table([t("labsim 预设 " + g.name, "labsim preset " + g.name), t("数值", "value")], rows)
+
+
+def _result_ok(kind: str, a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(np.array_equal(b, a if kind == "copy" else a.T))
+
+
+def transpose_table(n: int = 256) -> Table:
+    """Copy, naive and tiled transposes of an n×n float32 matrix: sectors and wavefronts per request."""
+    rows, copy_sectors = [], None
+    for kind, label, opts in TRANSPOSES:
+        st, a, b = run_transpose(kind, n, n, **opts)
+        total = st.gld_sectors + st.gst_sectors
+        copy_sectors = copy_sectors or total
+        sh = [s for s in st.instructions if s.space == "shared"]
+        sst = next((per_request(s) for s in sh if s.op == "st"), None)
+        sld = next((per_request(s) for s in sh if s.op == "ld"), None)
+        rows.append([label, per_request(instr(st, "global", "ld")), per_request(instr(st, "global", "st")),
+                     "—" if sst is None else sst, "—" if sld is None else sld, f"{total / copy_sectors:.2f}×",
+                     t("对", "right") if _result_ok(kind, a, b) else t("错", "wrong")])
+    return Table([t("内核", "kernel"), t("读 input：sector/请求", "input load: sectors/req"),
+                  t("写 output：sector/请求", "output store: sectors/req"),
+                  t("写 tile：wavefront/请求", "tile store: wavefronts/req"),
+                  t("读 tile：wavefront/请求", "tile load: wavefronts/req"),
+                  t("全局 sector 总数（相对 copy）", "global sectors vs copy"), t("结果", "result")], rows,
+                 caption=t(f"labsim：{n}×{n} float32 矩阵，block 32×8，每个 block 搬一块 32×32",
+                           f"labsim: {n}×{n} float32, 32×8 threads per block, one 32×32 tile each"))
+
+
+def transpose_sector_maps(n: int = 256) -> Figure:
+    """Sector maps of one warp's global accesses: the input read, the naive write, the tiled write."""
+    naive, _, _ = run_transpose("naive", n, n)
+    tiled, _, _ = run_transpose("tiled", n, n, pad=1)
+    accesses = [instr(naive, "global", "ld").sample, instr(naive, "global", "st").sample,
+                instr(tiled, "global", "st").sample]
+    titles = [t("读 input（两种写法相同）", "input load (both kernels)"), t("朴素转置写 output", "naive store"),
+              t("分块转置写 output", "tiled store")]
+    return draw_sector_maps(accesses, titles)
+
+
+def transposed_read(pad: int = 0, swizzle: bool = False, n: int = 64):
+    """The WarpAccess of the tiled kernel's transposed shared read (block (0,0), warp 0, j = 0)."""
+    st, _, _ = run_transpose("tiled", n, n, pad=pad, swizzle=swizzle)
+    return instr(st, "shared", "ld").sample
+
+
+def tile_heatmaps() -> Figure:
+    """Figure 9-1: the transposed read ``tile[threadIdx.x][threadIdx.y + j]`` of one warp, three layouts."""
+    variants = [("float tile[32][32]", 0, False), ("float tile[32][33]", 1, False),
+                (t("float tile[32][32]，XOR 混洗", "tile[32][32], XOR swizzle"), 0, True)]
+    accesses = [transposed_read(pad, sw) for _, pad, sw in variants]
+    return draw_bank_heatmaps(accesses, [v[0] for v in variants], ncols=3)
+
+
+def lane_bank_table(pads: tuple[int, ...] = (0, 1)) -> Table:
+    """The worked demo: for each lane of the transposed read, the element, its word offset and its bank."""
+    heads, cols = [t("lane", "lane")], []
+    for pad in pads:
+        wa = transposed_read(pad)
+        ld = TILE_DIM + pad
+        elem = wa.addr // wa.itemsize          # shared offsets: tile is the block's only array, at 0
+        heads += [f"[32][{ld}] {t('元素', 'element')}", f"[32][{ld}] {t('字偏移', 'word')}",
+                  f"[32][{ld}] bank"]
+        cols.append((wa, [f"tile[{e // ld}][{e % ld}]" for e in elem], wa.words, wa.banks))
+    rows = []
+    for lane in range(32):
+        row = [lane]
+        for _, names, words, banks in cols:
+            row += [names[lane], int(words[lane]), int(banks[lane])]
+        rows.append(row)
+    summary = [t("合计", "total")]
+    for wa, _, _, banks in cols:
+        summary += ["", t(f"{len(set(banks.tolist()))} 个不同 bank", f"{len(set(banks.tolist()))} banks"),
+                    t(f"{wa.wavefronts} 个 wavefront", f"{wa.wavefronts} wavefronts")]
+    rows.append(summary)
+    return Table(heads, rows, caption=t("labsim：block (0,0) 的 warp 0 在 j = 0 时的转置读（读第 0 列）",
+                                        "labsim: warp 0 of block (0,0), j = 0 (reads column 0)"))
+
+
+def race_table(n: int = 64) -> Table:
+    """The barrier: with and without __syncthreads(), under lockstep and adversarial warp orders."""
+    rows, example = [], None
+    for sync in (True, False):
+        for schedule in ("lockstep", "adversarial"):
+            st, a, b = run_transpose("tiled", n, n, pad=1, sync=sync, schedule=schedule)
+            wrong = int(np.count_nonzero(b != a.T))
+            rows.append(["__syncthreads()" if sync else t("删掉 __syncthreads()", "no __syncthreads()"),
+                         schedule, st.race_count, wrong])
+            if st.races and example is None:
+                example = st.races[0]
+    notes = [t("labsim 报告的第一个竞争：", "first race labsim reported: ") + str(example)] if example else []
+    return Table([t("版本", "version"), t("warp 执行顺序", "warp order"), t("检测到的竞争", "races detected"),
+                  t(f"错误元素（共 {n * n} 个）", f"wrong elements (of {n * n})")], rows,
+                 caption=t(f"labsim：{n}×{n} 转置，tile[32][33]", f"labsim: {n}×{n} transpose"), notes=notes)
+
+
+def bounds_table(M: int = 65, N: int = 45) -> Table:
+    """The two bounds guards on an M×N matrix that is not a multiple of 32: keep, drop or reuse the wrong one."""
+    variants = [
+        (t("两个守卫都对", "both guards right"), {}),
+        (t("删掉读守卫 row < M && col < N", "load guard removed"), {"guard_in": False}),
+        (t("写守卫没交换（仍写 row < M && col < N）", "store guard not swapped"), {"guard_out": "unswapped"}),
+        (t("删掉写守卫", "store guard removed"), {"guard_out": None}),
+    ]
+    rows = []
+    for label, opts in variants:
+        try:
+            _, a, b = run_transpose("tiled", M, N, pad=1, **opts)
+            outcome = t("结果正确", "right") if np.array_equal(b, a.T) else t("结果错误", "wrong")
+        except LabsimError as e:
+            outcome = f"{type(e).__name__}: {e}"
+        rows.append([label, outcome])
+    return Table([t("边界守卫", "guards"), t("labsim 的结果", "labsim outcome")], rows,
+                 caption=t(f"labsim：{M}×{N} 矩阵（不是 32 的倍数）", f"labsim: {M}×{N} matrix"))
+
+
+def layout_table(n: int = 64, pads: tuple[int, ...] = (0, 1, 2, 3, 4)) -> Table:
+    """Padding cost vs XOR swizzle: shared bytes per block and wavefronts per request of both tile accesses."""
+    base_bytes = TILE_DIM * TILE_DIM * 4
+    rows = []
+    for pad, sw in [(p, False) for p in pads] + [(0, True)]:
+        st, a, b = run_transpose("tiled", n, n, pad=pad, swizzle=sw)
+        nbytes = TILE_DIM * (TILE_DIM + pad) * 4
+        name = f"float tile[32][{TILE_DIM + pad}]" + (t(" + XOR 混洗", " + XOR swizzle") if sw else "")
+        rows.append([name, nbytes, nbytes - base_bytes, per_request(instr(st, "shared", "st")),
+                     per_request(instr(st, "shared", "ld")),
+                     t("对", "right") if np.array_equal(b, a.T) else t("错", "wrong")])
+    return Table([t("tile 布局", "tile layout"), t("每 block 共享内存（字节）", "shared bytes per block"),
+                  t("比不填充多（字节）", "extra bytes"), t("行写：wavefront/请求", "row store: wf/req"),
+                  t("转置读：wavefront/请求", "transposed load: wf/req"), t("结果", "result")], rows,
+                 caption=t("labsim：同一个转置内核，只改 tile 的布局", "labsim: one kernel, different tile layouts"))
+
+
+Q3_CASES = (
+    # (element type, declaration, access, how to run it on labsim)
+    ("float", "float tile[32][32]", "column", lambda: tile_access(0, "float32", "column")),
+    ("float", "float tile[32][33]", "column", lambda: tile_access(1, "float32", "column")),
+    ("__half", "__half tile[32][32]", "column", lambda: tile_access(0, "float16", "column")),
+    ("__half", "__half tile[32][33]", "column", lambda: tile_access(1, "float16", "column")),
+    ("__half", "__half tile[32][34]", "column", lambda: tile_access(2, "float16", "column")),
+    ("double", "double tile[32][32]", "column", lambda: tile_access(0, "float64", "column")),
+    ("double", "double tile[32][33]", "column", lambda: tile_access(1, "float64", "column")),
+    ("float4", "float tile[32][32]", "rows", lambda: float4_access(0, "rows")),
+    ("float4", "float tile[32][33]", "rows", lambda: float4_access(1, "rows")),
+    ("float4", "float tile[32][32]", "column", lambda: float4_access(0, "column")),
+    ("float4", "float tile[32][33]", "column", lambda: float4_access(1, "column")),
+    ("float4", "float tile[32][36]", "column", lambda: float4_access(4, "column")),
+    ("float", t("float tile[32][32] + XOR 混洗", "tile[32][32] + XOR swizzle"), "column",
+     lambda: tile_access(0, "float32", "column", swizzle=True)),
+)
+
+_ACCESS_TEXT = {
+    "column": t("lane k 读第 k 行的同一列", "lane k reads row k, same column"),
+    "rows": t("每 8 个 lane 读一行（共 4 行）", "8 lanes per row, 4 rows"),
+}
+
+
+def q3_table() -> Table:
+    """Element type and padding: wavefronts per warp request (or the fault) as labsim computes them."""
+    rows = []
+    for ctype, decl, access, run in Q3_CASES:
+        itemsize = {"float": 4, "__half": 2, "double": 8, "float4": 16}[ctype]
+        label = _ACCESS_TEXT[access] if ctype != "float4" or access == "rows" else \
+            t("lane k 从第 k 行开头读一个 float4", "lane k reads a float4 at the start of row k")
+        try:
+            wa = run()
+            w, m = int(wa.wavefronts), min_wavefronts(itemsize)
+            verdict = t("无冲突", "conflict-free") if w == m else t(f"{w // m} 路冲突", f"{w // m}-way conflict")
+            rows.append([ctype, decl, label, w, m, w - m, verdict])
+        except LabsimError as e:
+            rows.append([ctype, decl, label, "—", min_wavefronts(itemsize), "—",
+                         f"{type(e).__name__}: {e.message}"])
+    return Table([t("每个 lane 读", "per lane"), t("声明", "declaration"), t("访问方式", "access"),
+                  "wavefront", t("无冲突最少", "minimum"), t("bank 冲突（ncu 计数）", "bank conflicts (ncu)"),
+                  t("结论", "verdict")], rows,
+                 caption=t("labsim：一个 warp 的一次共享内存读", "labsim: one warp's shared-memory read"))

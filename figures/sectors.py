@@ -1,0 +1,146 @@
+"""Sector maps: which 32-byte sectors the lanes of one warp's global load or store touch.
+
+Columns are the distinct sectors the warp touched (numbered from the lowest one), so a coalesced access
+shows a narrow block and a strided one a staircase as wide as the warp. A strip under the map gives how
+many bytes of each sector the lanes asked for; the title carries labsim's sector count and efficiency.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+
+from ._fonts import t
+
+LANE_COLOR = "#3182bd"
+INACTIVE_COLOR = "#d9d9d9"
+
+
+def _check_global_access(wa: object, what: str) -> None:
+    needed = ("space", "itemsize", "active", "addr", "sectors")
+    missing = [n for n in needed if not hasattr(wa, n)]
+    if missing:
+        raise TypeError(f"{what} needs a labsim WarpAccess (one warp's global-memory access); got "
+                        f"{type(wa).__name__}, which lacks {', '.join(missing)}")
+    if wa.space != "global":
+        raise ValueError(f"{what} draws global-memory accesses; this WarpAccess is a {wa.space} access "
+                         f"({wa!r}); use figures.heatmap.draw_bank_heatmap for shared memory")
+
+
+def sector_matrix(warp_access) -> tuple[np.ndarray, np.ndarray]:
+    """(lanes × touched sectors bytes matrix, sector numbers relative to the lowest touched one).
+
+    Entry [lane, j] is how many bytes of sector ``sectors[j]`` the lane accesses (0 if none).
+    """
+    _check_global_access(warp_access, "sector_matrix")
+    wa = warp_access
+    sb = int(getattr(wa, "sector_bytes", 32))
+    active = np.asarray(wa.active, dtype=bool)
+    addr = np.asarray(wa.addr, dtype=np.int64)
+    size = int(wa.itemsize)
+    if not active.any():
+        return np.zeros((32, 0), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    first, last = addr // sb, (addr + size - 1) // sb
+    base = first[active].min()
+    touched = np.unique(np.concatenate([first[active], last[active]]))
+    col = {int(s): j for j, s in enumerate(touched)}
+    m = np.zeros((32, touched.size), dtype=np.int64)
+    for lane in np.nonzero(active)[0]:
+        for s in range(int(first[lane]), int(last[lane]) + 1):
+            lo, hi = max(addr[lane], s * sb), min(addr[lane] + size, (s + 1) * sb)
+            m[lane, col[s]] = hi - lo
+    return m, touched - base
+
+
+def _used_bytes(warp_access, touched_rel: np.ndarray) -> np.ndarray:
+    """Distinct bytes of each touched sector that some active lane accesses (broadcasts count once)."""
+    wa = warp_access
+    sb = int(getattr(wa, "sector_bytes", 32))
+    active = np.asarray(wa.active, dtype=bool)
+    addr = np.asarray(wa.addr, dtype=np.int64)[active]
+    if addr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    byte = np.unique((addr[:, None] + np.arange(int(wa.itemsize))).ravel())
+    base = (addr // sb).min()
+    return np.array([np.count_nonzero(byte // sb - base == s) for s in touched_rel], dtype=np.int64)
+
+
+def sector_caption(warp_access) -> str:
+    """'N 个 sector，效率 e%（搬 N×32 B，线程要 R B）' from labsim's count for this access."""
+    wa = warp_access
+    n = int(wa.sectors)
+    sb = int(getattr(wa, "sector_bytes", 32))
+    req = int(np.count_nonzero(wa.active)) * int(wa.itemsize)
+    eff = 100.0 * req / (n * sb) if n else 0.0
+    eff_s = f"{eff:.1f}".rstrip("0").rstrip(".")
+    return t(f"{n} 个 sector，效率 {eff_s}%\n（搬 {n * sb} B，线程要 {req} B）",
+             f"{n} sectors, {eff_s}% efficient\n(moves {n * sb} B for {req} B requested)")
+
+
+def draw_sector_map(warp_access, ax: Axes | None = None, title: str | None = None) -> Figure:
+    """Draw one warp instruction's lanes × sectors map; returns the Figure."""
+    _check_global_access(warp_access, "draw_sector_map")
+    wa = warp_access
+    m, rel = sector_matrix(wa)
+    ncols = max(m.shape[1], 1)
+    if ax is None:
+        fig = Figure(figsize=(max(3.0, 0.18 * ncols + 2.2), 5.4), layout="constrained")
+        ax = fig.subplots()
+    fig = ax.figure
+    active = np.asarray(wa.active, dtype=bool)
+    extent = (-0.5, ncols - 0.5, 31.5, -0.5)
+    inactive = np.broadcast_to(np.where(active[:, None], np.nan, 1.0), (32, ncols))
+    ax.imshow(inactive, cmap=ListedColormap([INACTIVE_COLOR]), vmin=0, vmax=1, aspect="auto",
+              extent=extent, interpolation="nearest")
+    im = ax.imshow(np.ma.masked_equal(m if m.size else np.zeros((32, 1)), 0), cmap=ListedColormap([LANE_COLOR]),
+                   vmin=0, vmax=1, aspect="auto", extent=extent, interpolation="nearest")
+    im.set_gid("lane-sectors")
+    ax.set_ylabel(t("lane（warp 内线程号）", "lane"))
+    ax.set_yticks(range(0, 32, 4))
+    step = 1 if ncols <= 8 else 4
+    ax.set_xticks(range(0, m.shape[1], step))
+    ax.set_xticklabels([str(int(s)) for s in rel[::step]], fontsize=7)
+    ax.set_xlabel(t("sector（相对编号）", "sector (relative)"))
+    ax.set_xticks(np.arange(-0.5, ncols, 1), minor=True)
+    ax.set_yticks(np.arange(-0.5, 32, 1), minor=True)
+    ax.grid(which="minor", color="white", linewidth=0.4)
+    ax.tick_params(which="minor", length=0)
+
+    if m.size:
+        used = _used_bytes(wa, rel)
+        sb = int(getattr(wa, "sector_bytes", 32))
+        strip = ax.inset_axes((0.0, 1.02, 1.0, 0.045), transform=ax.transAxes)
+        strip.imshow(used[None, :] / sb, cmap="Blues", vmin=0, vmax=1, aspect="auto",
+                     extent=(-0.5, ncols - 0.5, 0.5, -0.5), interpolation="nearest")
+        if ncols <= 16:
+            for j, u in enumerate(used):
+                strip.text(j, 0, f"{u}/{sb}", ha="center", va="center", fontsize=6,
+                           color="white" if u > sb / 2 else "black")
+        strip.set_xticks([])
+        strip.set_yticks([0])
+        strip.set_yticklabels([t("有用字节", "used B")], fontsize=7)
+        strip.set_gid("sector-strip")
+    head = title if title is not None else f"{wa.array} ({'load' if wa.op in ('ld', 'load') else 'store'})"
+    ax.set_title(f"{head}\n{sector_caption(wa)}", fontsize=9, pad=18)
+    return fig
+
+
+def draw_sector_maps(accesses: Sequence, titles: Sequence[str] | None = None,
+                     suptitle: str | None = None) -> Figure:
+    """Several sector maps in one row, each as wide as the sectors it touches; returns the Figure."""
+    n = len(accesses)
+    if n == 0:
+        raise ValueError("draw_sector_maps needs at least one WarpAccess")
+    if titles is not None and len(titles) != n:
+        raise ValueError(f"draw_sector_maps: {n} accesses but {len(titles)} titles")
+    widths = [max(sector_matrix(wa)[0].shape[1], 1) + 9 for wa in accesses]
+    fig = Figure(figsize=(min(1.5 + 0.2 * sum(widths), 13), 5.8), layout="constrained")
+    axes = fig.subplots(1, n, squeeze=False, gridspec_kw={"width_ratios": widths})
+    for i, wa in enumerate(accesses):
+        draw_sector_map(wa, ax=axes[0, i], title=None if titles is None else titles[i])
+    if suptitle:
+        fig.suptitle(suptitle)
+    return fig
