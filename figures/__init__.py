@@ -8,9 +8,10 @@ from __future__ import annotations
 import matplotlib
 import numpy as np
 
+from . import explorer, heatmap, sectors
 from ._fonts import cjk_family, has_cjk, use_cjk_font
 
-__all__ = ["setup_lesson", "cjk_family", "has_cjk", "use_cjk_font"]
+__all__ = ["setup_lesson", "cjk_family", "has_cjk", "use_cjk_font", "explorer", "heatmap", "sectors"]
 
 
 def setup_lesson(seed: int = 0) -> None:
