@@ -1,0 +1,205 @@
+"""Conformance: compare a submission with the template token by token.
+
+Only the blank may change; whitespace and comments are free. The result says what the blank holds, what
+else was edited (with lines on both sides and the template region each edit touches), and whether the
+blank is a valid integer constant expression.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from .constexpr import ConstExprError, evaluate_tokens
+from .ctokens import Token, tokenize
+
+# Tokens that can only appear in a blank that escapes its brackets to add code.
+_ESCAPE = {"]", "[", ";", "{", "}", ","}
+BLANK_LINE = "blank_line"
+
+
+@dataclass(frozen=True)
+class Region:
+    """A named part of the template (bounds checks, barrier, ...) given by the lines it spans."""
+
+    id: str
+    label: str
+    lines: frozenset[int]
+    veto: str | None = None
+
+    def __repr__(self) -> str:
+        return f"Region({self.id!r}, lines={sorted(self.lines)})"
+
+
+@dataclass
+class Edit:
+    """One change outside the blank: template tokens ``old`` became ``new``."""
+
+    op: str                       # "delete", "insert" or "replace"
+    old: str
+    new: str
+    template_line: int
+    submission_line: int
+    regions: tuple[str, ...] = ()
+
+    def describe(self, labels: dict[str, str]) -> str:
+        where = "、".join(labels.get(r, r) for r in self.regions)
+        where = f"（{where}）" if where else ""
+        if self.op == "delete":
+            return f"删除了模板第 {self.template_line} 行的 `{self.old}`{where}"
+        if self.op == "insert":
+            return f"第 {self.submission_line} 行加入了 `{self.new}`{where}"
+        return f"第 {self.submission_line} 行把 `{self.old}` 改成了 `{self.new}`{where}"
+
+
+@dataclass
+class Conformance:
+    """What the submission did with the template."""
+
+    blank_tokens: list[Token]
+    blank_text: str               # canonical: tokens joined by single spaces
+    value: int | None
+    problem: str | None           # why the blank is not acceptable (Chinese), None when it is
+    problem_kind: str | None      # "unfilled", "injection", "syntax", "range", None
+    edits: list[Edit] = field(default_factory=list)
+    line_map: dict[int, int] = field(default_factory=dict)  # template line -> submission line
+
+    @property
+    def blank_ok(self) -> bool:
+        return self.problem is None
+
+    @property
+    def touched_regions(self) -> set[str]:
+        return {r for e in self.edits for r in e.regions}
+
+    def __repr__(self) -> str:
+        return (f"Conformance(blank={self.blank_text!r}, value={self.value}, problem={self.problem_kind}, "
+                f"edits={len(self.edits)})")
+
+
+def _join(toks: list[Token]) -> str:
+    return " ".join(t.text for t in toks)
+
+
+def _snippet(toks: list[Token], limit: int = 60) -> str:
+    s = _join(toks)
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def check_conformance(template: str, submission: str, *, blank: str, names: dict[str, int],
+                      regions: list[Region] = (), value_range: tuple[int, int] | None = None) -> Conformance:
+    """Align ``submission`` with ``template`` (which holds ``blank`` once) and judge the blank."""
+    ttoks = tokenize(template)
+    stoks = tokenize(submission)
+    bi = next(i for i, t in enumerate(ttoks) if t.text == blank)
+    prefix, suffix = ttoks[:bi], ttoks[bi + 1:]
+    keys = [t.key for t in stoks]
+    lcp = 0
+    while lcp < min(len(prefix), len(stoks)) and keys[lcp] == prefix[lcp].key:
+        lcp += 1
+    lcs = 0
+    while lcs < min(len(suffix), len(stoks) - lcp) and keys[len(stoks) - 1 - lcs] == suffix[-1 - lcs].key:
+        lcs += 1
+    edits: list[Edit] = []
+    line_map: dict[int, int] = {}
+    if lcp == len(prefix) and lcs == len(suffix):
+        blank_toks = stoks[lcp: len(stoks) - lcs]
+        for t, s in zip(prefix, stoks[:lcp]):
+            line_map.setdefault(t.line, s.line)
+        for t, s in zip(suffix, stoks[len(stoks) - lcs:]):
+            line_map.setdefault(t.line, s.line)
+    else:
+        blank_toks, edits, line_map = _diff(ttoks, stoks, bi, regions)
+    line_map.setdefault(ttoks[bi].line, blank_toks[0].line if blank_toks else line_map.get(ttoks[bi].line, 0))
+    conf = Conformance(blank_toks, _join(blank_toks), None, None, None, edits, line_map)
+    similarity = difflib.SequenceMatcher(a=[t.key for t in ttoks], b=keys, autojunk=False).ratio() \
+        if edits else 1.0
+    if similarity < 0.5:
+        conf.problem_kind = "unrelated"
+        conf.problem = (f"这段代码和练习模板差别太大（相同的词法单元不到一半）："
+                        f"请提交练习单元格里的那份代码，只改 `{blank}` 处。")
+        return conf
+    _judge_blank(conf, blank, names, value_range)
+    return conf
+
+
+def _common_prefix(a: list[Token], b: list[Token]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n].key == b[n].key:
+        n += 1
+    return n
+
+
+def _diff(ttoks: list[Token], stoks: list[Token], bi: int, regions: list[Region]):
+    sm = difflib.SequenceMatcher(a=[t.key for t in ttoks], b=[t.key for t in stoks], autojunk=False)
+    blank_toks: list[Token] = []
+    edits: list[Edit] = []
+    line_map: dict[int, int] = {}
+    blank_line = ttoks[bi].line
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal":
+            for t, s in zip(ttoks[i1:i2], stoks[j1:j2]):
+                line_map.setdefault(t.line, s.line)
+            continue
+        if i1 <= bi < i2:
+            # the blank sits in this change; template tokens around it that changed too are edits
+            before, after, new = ttoks[i1:bi], ttoks[bi + 1:i2], stoks[j1:j2]
+            lo = _common_prefix(before, new)
+            hi = _common_prefix(after[::-1], new[lo:][::-1])
+            blank_toks = new[lo:len(new) - hi]
+            rest = before[lo:] + after[:len(after) - hi]
+            if rest:
+                edits.append(_edit("delete", rest, [], ttoks, stoks, j1, regions, blank_line))
+            continue
+        edits.append(_edit(op, ttoks[i1:i2], stoks[j1:j2], ttoks, stoks, j1, regions, blank_line, at=i1))
+    return blank_toks, edits, line_map
+
+
+def _edit(op, old, new, ttoks, stoks, j1, regions, blank_line, at=None) -> Edit:
+    if old:
+        tline = old[0].line
+        touched = {r.id for r in regions for t in old if t.line in r.lines}
+    else:
+        i = at if at is not None else 0
+        left = ttoks[i - 1] if i > 0 else None
+        right = ttoks[i] if i < len(ttoks) else None
+        tline = (left or right).line
+        # an insertion changes a region only when it lands inside it (both neighbours in the region)
+        touched = {r.id for r in regions if left and right and left.line in r.lines and right.line in r.lines}
+        if left is not None and left.line == blank_line:
+            touched.add(BLANK_LINE)       # code added on the blank's own line, after the declaration
+    sline = new[0].line if new else (stoks[j1 - 1].line if 0 < j1 <= len(stoks) else tline)
+    return Edit(op, _snippet(old), _snippet(new), tline, sline, tuple(sorted(touched)))
+
+
+def _judge_blank(conf: Conformance, blank: str, names: dict[str, int],
+                 value_range: tuple[int, int] | None) -> None:
+    toks = conf.blank_tokens
+    if not toks or any(t.text == blank for t in toks):
+        conf.problem_kind = "unfilled"
+        conf.problem = "填空还没有填写：把 `______` 换成 tile 第二维的大小（一个整数常量表达式）。"
+        return
+    escape = [t for t in toks if t.text in _ESCAPE]
+    added = [e for e in conf.edits if e.op == "insert" and BLANK_LINE in e.regions]
+    if added and not escape:
+        conf.problem_kind = "injection"
+        conf.problem = (f"填空所在的声明后面被加入了代码 `{added[0].new}`（第 {added[0].submission_line} 行）："
+                        f"填空只能是一个整数常量表达式，不能闭合数组再追加代码。")
+        return
+    if escape:
+        conf.problem_kind = "injection"
+        conf.problem = (f"填空里出现了 `{escape[0].text}`（第 {escape[0].line} 行）：填空只能是一个整数常量表达式，"
+                        f"不能闭合数组再追加代码。你写的是 `{_snippet(toks)}`。")
+        return
+    try:
+        value = evaluate_tokens(toks, names)
+    except ConstExprError as e:
+        where = f"（第 {e.token.line} 行第 {e.token.col} 列）" if e.token else ""
+        conf.problem_kind = "syntax"
+        conf.problem = f"填空 `{_snippet(toks)}` 不是合法的整数常量表达式：{e.message}{where}。"
+        return
+    conf.value = value
+    if value_range is not None and not value_range[0] <= value <= value_range[1]:
+        conf.problem_kind = "range"
+        lo, hi = value_range
+        conf.problem = (f"填空的值是 {value}，数组第二维必须在 {lo}..{hi} 之间"
+                        f"（上限来自每个 block 的静态共享内存）。")

@@ -1,0 +1,1 @@
+"""Exercise specs, one folder per exercise."""

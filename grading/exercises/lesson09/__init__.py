@@ -1,0 +1,1 @@
+"""Lesson 9: tiled transpose through shared memory; the blank is the tile's leading dimension."""

@@ -1,0 +1,92 @@
+"""Hidden checks of lesson 9: never shipped to students (the student build drops this file).
+
+Inputs are drawn per submission from the instructor secret. Messages carry counts and failure kinds only.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from grading.checks import Outcome, check_case, count_message
+from grading.context import RunContext
+from grading.sim import Case
+
+from .common import conflict_outcome, instructor_detail, tally
+
+TILE = 32
+
+
+def _non_multiple(rng: np.random.Generator, lo: int, hi: int) -> int:
+    while True:
+        v = int(rng.integers(lo, hi + 1))
+        if v % TILE:
+            return v
+
+
+def cases(rng: np.random.Generator) -> dict[str, list[Case]]:
+    """Normal shapes (multiples of 32) and boundary shapes, random values, drawn from ``rng``."""
+    seed = lambda: int(rng.integers(2**31))  # noqa: E731
+    sizes = [32, 64, 96, 128]
+    normal = []
+    for i in range(3):
+        m, n = (int(rng.choice(sizes)) for _ in range(2))
+        if i == 2 and m == n:                       # at least one non-square tile grid
+            n = TILE if m != TILE else 2 * TILE
+        normal.append(Case(f"normal-{i}", "normal", m, n, seed()))
+    boundary = [
+        Case("one-by-one", "boundary", 1, 1, seed()),
+        Case("one-row", "boundary", 1, _non_multiple(rng, 2, 100), seed()),
+        Case("one-column", "boundary", _non_multiple(rng, 2, 100), 1, seed()),
+        Case("ragged", "boundary", _non_multiple(rng, 33, 100), _non_multiple(rng, 33, 100), seed()),
+        Case("tall", "boundary", _non_multiple(rng, 150, 260), _non_multiple(rng, 2, 20), seed()),
+        Case("wide", "boundary", _non_multiple(rng, 2, 20), _non_multiple(rng, 150, 260), seed()),
+    ]
+    m = int(rng.choice(sizes[1:]))
+    race = [Case("race", "race", m, m, seed())]
+    return {"normal": normal, "boundary": boundary, "race": race}
+
+
+@check_case(name="正常形状（32 的倍数，随机值）：结果正确", points=1, hidden=True, kind="normal",
+            tags=("rubric:normal",))
+def normal_shapes(ctx: RunContext) -> Outcome:
+    runs = ctx.runs("normal")
+    passed, failures = tally(runs)
+    return Outcome(passed == len(runs), count_message("正常形状", passed, len(runs), failures),
+                   detail=instructor_detail(runs))
+
+
+@check_case(name="正常形状：转置读没有 bank conflict", points=1, hidden=True, kind="conflict",
+            tags=("rubric:normal",))
+def conflict_free_read(ctx: RunContext) -> Outcome:
+    return conflict_outcome(ctx, ctx.runs("normal"), show_shapes=False)
+
+
+@check_case(name="边界形状（非 32 倍数、1×1、1×N、N×1、瘦高、扁宽）：结果正确", points=1, hidden=True,
+            kind="boundary", tags=("rubric:boundary",))
+def boundary_shapes(ctx: RunContext) -> Outcome:
+    runs = ctx.runs("boundary")
+    passed, failures = tally(runs)
+    return Outcome(passed == len(runs), count_message("边界形状", passed, len(runs), failures),
+                   detail=instructor_detail(runs))
+
+
+@check_case(name="无数据竞争（对抗调度）", hidden=True, kind="race")
+def race_free(ctx: RunContext) -> Outcome:
+    ctx.runs("race", schedule="adversarial")
+    runs = ctx.all_runs()
+    racy = [r for r in runs if r.race_count]
+    wrong = [r for r in ctx.runs("race", schedule="adversarial") if r.ok and not r.correct]
+    if not racy and not wrong:
+        return Outcome(True, count_message("无数据竞争的运行", len(runs), len(runs)), detail=instructor_detail(runs))
+    msg = count_message("无数据竞争的运行", len(runs) - len(racy), len(runs))
+    if wrong:
+        msg += "；对抗调度下结果错误"
+    first = str(racy[0].races[0]) if racy and racy[0].races else ""
+    return Outcome(False, msg, detail=(first + "\n" + instructor_detail(runs)).strip())
+
+
+@check_case(name="无越界访问", hidden=True, kind="oob")
+def oob_free(ctx: RunContext) -> Outcome:
+    runs = ctx.all_runs()
+    bad = [r for r in runs if r.error_kind == "oob"]
+    return Outcome(not bad, count_message("无越界访问的运行", len(runs) - len(bad), len(runs)),
+                   detail=instructor_detail(bad))

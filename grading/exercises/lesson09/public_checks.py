@@ -1,0 +1,46 @@
+"""Public checks of lesson 9: shipped with the student notebook; their inputs are no secret."""
+from __future__ import annotations
+
+from grading.checks import Outcome, check_case
+from grading.context import RunContext
+from grading.sim import Case
+
+from .common import FAILURE_LABELS, conflict_outcome, failure_kind
+
+CASES = {
+    "normal": [Case("public-64x96", "normal", 64, 96, seed=9)],
+    "boundary": [Case("public-33x47", "boundary", 33, 47, seed=10)],
+}
+
+
+def cases(rng=None) -> dict[str, list[Case]]:
+    return CASES
+
+
+def _shape_outcome(ctx: RunContext, kind: str) -> Outcome:
+    rec = ctx.runs(kind)[0]
+    k = failure_kind(rec)
+    shape = f"{rec.case.M}×{rec.case.N}"
+    if k is None:
+        return Outcome(True, f"{shape} 的输入转置正确。")
+    if k == "wrong":
+        return Outcome(False, f"{shape} 的输入转置错误：{rec.wrong} 个元素与 numpy 的转置不同"
+                              f"（其中 {rec.unwritten} 个从未写入）。")
+    if k == "race":
+        return Outcome(False, f"{shape} 的输入有数据竞争：{rec.races[0] if rec.races else ''}")
+    return Outcome(False, f"{shape} 的输入运行出错（{FAILURE_LABELS[k]}）：{rec.error}")
+
+
+@check_case(name="公开检查：64×96 转置正确", kind="normal")
+def public_normal(ctx: RunContext) -> Outcome:
+    return _shape_outcome(ctx, "normal")
+
+
+@check_case(name="公开检查：33×47（不是 32 的倍数）转置正确", kind="boundary")
+def public_boundary(ctx: RunContext) -> Outcome:
+    return _shape_outcome(ctx, "boundary")
+
+
+@check_case(name="公开检查：转置读没有 bank conflict", kind="conflict")
+def public_conflict_free(ctx: RunContext) -> Outcome:
+    return conflict_outcome(ctx, ctx.runs("normal"), show_shapes=True)

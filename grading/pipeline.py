@@ -1,0 +1,234 @@
+"""Grading one submission: an ordered list of small steps over a GradeState.
+
+extract → conformance → nvcc → compile on labsim → public checks → hidden checks → receipts → vetoes →
+manual items. Grading takes only the blank from the submission; everything else comes from the template.
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .checks import CheckSpec, Outcome
+from .conformance import Conformance, check_conformance
+from .context import RunContext
+from .nvcc import NvccResult, nvcc_compile
+from .receipt import ReceiptCheck, find_receipts, make_receipt, verify
+from .results import SubmissionResult, TestResult, Veto
+from .sim import LabsimError, compile_source
+from .source import Submission, load_submission
+from .spec import Exercise
+
+
+@dataclass
+class Options:
+    """How to grade: ``nvcc`` is "auto" (where it exists), "on" or "off"."""
+
+    nvcc: str = "auto"
+    secret: str | None = None
+    hidden: bool = True
+
+
+@dataclass
+class GradeState:
+    exercise: Exercise
+    submission: Submission
+    options: Options
+    result: SubmissionResult
+    conformance: Conformance | None = None
+    graded_source: str | None = None
+    program: Any = None
+    blocked: str | None = None            # why checks cannot run (Chinese), shown on every check
+    public_ctx: RunContext | None = None
+    hidden_ctx: RunContext | None = None
+    public_summary: list = field(default_factory=list)
+    receipt: ReceiptCheck | None = None
+    nvcc: NvccResult | None = None
+
+
+def case_seed(secret: str, exercise: str, name: str) -> int:
+    """The hidden cases' seed for one submission: reproducible, different per submission."""
+    return int.from_bytes(hashlib.sha256(f"{secret}|{exercise}|{name}".encode()).digest()[:8], "little")
+
+
+# ---- steps -------------------------------------------------------------------------------------------
+
+def step_extract(st: GradeState) -> None:
+    sub = st.submission
+    st.result.source_kind = sub.kind
+    st.result.notes.extend(sub.notes)
+    if sub.problem:
+        st.blocked = sub.problem
+        st.result.problem = sub.problem
+
+
+def step_conformance(st: GradeState) -> None:
+    if st.blocked:
+        return
+    ex = st.exercise
+    conf = check_conformance(ex.template, st.submission.source, blank=ex.blank, names=ex.names,
+                             regions=ex.regions, value_range=ex.value_range())
+    st.conformance = conf
+    st.result.blank, st.result.value = conf.blank_text or None, conf.value
+    labels = ex.region_labels
+    edits = [e.describe(labels) for e in conf.edits]
+    if conf.problem:
+        st.blocked = conf.problem
+        st.result.problem = conf.problem
+        out = conf.problem + ("\n在填空之外还有改动：\n- " + "\n- ".join(edits) if edits else "")
+        st.result.tests.append(TestResult("conformance", "只修改填空处", 0, 0, "failed", out, ["conformance"]))
+        return
+    st.graded_source = ex.fill(conf.blank_text)
+    if edits:
+        out = ("练习规则是只修改 `______` 处。这些改动不会被评分，评分用模板原样的其余代码加上你的填空 "
+               f"`{conf.blank_text}`：\n- " + "\n- ".join(edits))
+        st.result.tests.append(TestResult("conformance", "只修改填空处", 0, 0, "failed", out, ["conformance"]))
+    else:
+        st.result.tests.append(TestResult("conformance", "只修改填空处", 0, 0, "passed",
+                                          f"只改了填空：`{conf.blank_text}` = {conf.value}。", ["conformance"]))
+
+
+def step_nvcc(st: GradeState) -> None:
+    if st.blocked or st.options.nvcc == "off":
+        return
+    res = nvcc_compile(st.graded_source, display_name=Path(st.exercise.config["target"]).name,
+                       timeout_s=float(st.exercise.limits.get("nvcc_timeout_s", 60)))
+    st.nvcc = res
+    if res.status in ("skipped", "timeout"):     # the machine's limitation, not the student's
+        st.result.notes.append(res.message)
+        return
+    st.result.tests.append(TestResult("nvcc", "nvcc -std=c++17 -c 编译", 0, 0, res.status, res.message,
+                                      ["compile"]))
+    if res.status == "failed":
+        st.blocked = "nvcc 编译失败，见“nvcc -std=c++17 -c 编译”一项。"
+
+
+def step_compile(st: GradeState) -> None:
+    if st.blocked:
+        return
+    try:
+        st.program = compile_source(st.graded_source, Path(st.exercise.config["target"]).name)
+    except LabsimError as e:
+        st.blocked = f"labsim 无法编译这份代码：{e}"
+        st.result.problem = st.blocked
+
+
+def _run_checks(st: GradeState, specs: list[CheckSpec], ctx: RunContext | None, *, hidden: bool) -> list[TestResult]:
+    out = []
+    vis = st.exercise.config.get("hidden_visibility", "visible") if hidden else "visible"
+    for spec in specs:
+        tags = ["hidden" if hidden else "public", spec.kind, *spec.tags]
+        if ctx is None:
+            out.append(TestResult(spec.id, spec.name, 0, spec.points, "failed", f"未运行：{st.blocked}",
+                                  tags, vis, hidden))
+            continue
+        try:
+            oc: Outcome = spec.func(ctx)
+        except Exception:  # a bug in a check must not stop grading; the instructor sees the traceback
+            tb = traceback.format_exc()
+            out.append(TestResult(spec.id, spec.name, 0, spec.points, "failed",
+                                  "评分程序在这一项出错（不是你的问题，已通知老师）。", tags, vis, hidden, tb))
+            st.result.instructor.setdefault("internal_errors", []).append(tb)
+            continue
+        frac = oc.fraction if oc.fraction is not None else (1.0 if oc.passed else 0.0)
+        out.append(TestResult(spec.id, spec.name, round(spec.points * frac, 6), spec.points,
+                              "passed" if oc.passed else "failed", oc.message, tags, vis, hidden, oc.detail))
+        for note in oc.notes:
+            if note not in st.result.notes:
+                st.result.notes.append(note)
+        st.result.instructor.setdefault("data", {})[spec.id] = oc.data
+    return out
+
+
+def public_context(ex: Exercise, program: Any, value: int | None, blank: str) -> RunContext:
+    return RunContext(ex, program, ex.public_module.cases(), value=value, blank=blank)
+
+
+def public_summary(tests: list[TestResult], value: int | None) -> list:
+    """What a receipt's result hash covers: the public checks' verdicts and messages."""
+    return [value] + [[t.id, t.status, t.output] for t in tests]
+
+
+def step_public(st: GradeState) -> None:
+    ctx = None
+    if not st.blocked:
+        ctx = public_context(st.exercise, st.program, st.result.value, st.result.blank or "")
+        st.public_ctx = ctx
+    tests = _run_checks(st, st.exercise.public_checks, ctx, hidden=False)
+    st.public_summary = public_summary(tests, st.result.value)
+    st.result.tests.extend(tests)
+
+
+def step_hidden(st: GradeState) -> None:
+    ex = st.exercise
+    if not st.options.hidden or ex.hidden_module is None:
+        return
+    ctx = None
+    if not st.blocked:
+        secret = st.options.secret or ex.secret or ""
+        seed = case_seed(secret, ex.id, st.result.name)
+        cases = ex.hidden_module.cases(np.random.default_rng(seed))
+        ctx = RunContext(ex, st.program, cases, value=st.result.value, blank=st.result.blank or "")
+        st.hidden_ctx = ctx
+        st.result.instructor["cases"] = [f"{c.id} {c.M}x{c.N} seed={c.seed}" for k in cases.values() for c in k]
+    st.result.tests.extend(_run_checks(st, ex.hidden_checks, ctx, hidden=True))
+    if ctx is not None:
+        st.result.instructor["details"] = {t.id: t.detail for t in st.result.tests if t.hidden and t.detail}
+
+
+def step_receipt(st: GradeState) -> None:
+    sub = st.submission
+    if sub.kind != "ipynb" or sub.source is None:
+        return
+    ex = st.exercise
+    found = find_receipts(sub.outputs, ex.id)
+    expected = make_receipt(ex.id, sub.source, st.public_summary, ex.fingerprint())
+    st.receipt = verify(found, expected)
+    st.result.instructor["receipt"] = st.receipt.status
+    if st.receipt.status != "none":
+        st.result.notes.append(st.receipt.message)
+
+
+def step_vetoes(st: GradeState) -> None:
+    from .vetoes import VETO_RULES
+    for rule in VETO_RULES:
+        v = rule(st)
+        if v is not None:
+            st.result.vetoes.append(v)
+
+
+def step_manual(st: GradeState) -> None:
+    from .manual import manual_tests
+    st.result.tests.extend(manual_tests(st.exercise, st.submission))
+
+
+STEPS: list[Callable[[GradeState], None]] = [
+    step_extract, step_conformance, step_nvcc, step_compile, step_public, step_hidden, step_receipt,
+    step_vetoes, step_manual,
+]
+
+
+def grade_submission(target: Path | Submission, exercise: Exercise, *, name: str | None = None,
+                     options: Options | None = None) -> SubmissionResult:
+    """Grade one submission; a bad submission gives a graded result, never an exception."""
+    t0 = time.perf_counter()
+    options = options or Options()
+    sub = target if isinstance(target, Submission) else load_submission(Path(target), exercise, name)
+    result = SubmissionResult(sub.name, exercise.id, sub.kind, pass_score=float(exercise.config.get("pass_score", 8)))
+    st = GradeState(exercise, sub, options, result)
+    for step in STEPS:
+        try:
+            step(st)
+        except Exception:
+            tb = traceback.format_exc()
+            result.instructor.setdefault("internal_errors", []).append(tb)
+            result.notes.append(f"评分程序内部错误（{step.__name__}），不是你的问题，已通知老师。")
+            if not st.blocked:
+                st.blocked = "评分程序内部错误。"
+    result.seconds = time.perf_counter() - t0
+    return result

@@ -1,0 +1,98 @@
+"""Writing results: Gradescope results.json, feedback.md (Chinese, for the student), gradebook.csv and
+instructor.json (hidden-case details, for the instructor only)."""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from .results import SubmissionResult, TestResult
+
+VERDICT_LABELS = {"pass": "通过", "fail": "未通过", "pending": "待人工评分（自动部分已完成）"}
+
+
+def _auto(tests: list[TestResult]) -> list[TestResult]:
+    return [t for t in tests if t.status != "pending"]
+
+
+def summary_text(res: SubmissionResult) -> str:
+    """The submission-level text a student reads first; it never calls a run with failed hidden checks a pass."""
+    auto = _auto(res.tests)
+    a_score, a_max = sum(t.score for t in auto), sum(t.max_score for t in auto)
+    lines = [f"{res.exercise} 自动评分：{res.name}"]
+    if res.problem:
+        lines.append(f"代码没有运行：{res.problem}")
+    public = [t for t in auto if "public" in t.tags]
+    hidden = [t for t in auto if t.hidden]
+    if public:
+        ok = sum(t.status == "passed" for t in public)
+        lines.append(f"公开检查：通过 {ok}/{len(public)} 项。")
+    if hidden:
+        failed = [t for t in hidden if t.status != "passed"]
+        if failed:
+            head = "公开检查全部通过，但" if public and all(t.status == "passed" for t in public) else ""
+            lines.append(f"{head}隐藏检查有 {len(failed)}/{len(hidden)} 项没有通过：" +
+                         "；".join(t.output.split("\n")[0] for t in failed))
+        else:
+            lines.append(f"隐藏检查：{len(hidden)}/{len(hidden)} 项通过。")
+    lines.append(f"自动评分得分 {a_score:g}/{a_max:g}；待人工评分 {res.pending_max:g} 分。")
+    for v in res.vetoes:
+        lines.append(f"一票否决：{v.title}。{v.reason}")
+    lines.append(f"结论：{VERDICT_LABELS[res.verdict]}（通过需要总分不低于 {res.pass_score:g}/{res.max_score:g} 且没有一票否决）。")
+    return "\n".join(lines)
+
+
+def feedback_markdown(res: SubmissionResult) -> str:
+    """feedback.md: what the student sees, in Chinese; hidden checks appear only as counts."""
+    out = [f"# 评分反馈：{res.name}", "", f"**结论：{VERDICT_LABELS[res.verdict]}**", "",
+           f"得分：{res.score:g} / {res.max_score:g}（其中 {res.pending_max:g} 分待人工评分）。", ""]
+    if res.blank is not None:
+        out += [f"你的填空：`{res.blank}`" + (f" = {res.value}" if res.value is not None else ""), ""]
+    if res.problem:
+        out += ["## 代码没有运行", "", res.problem, ""]
+    if res.vetoes:
+        out += ["## 一票否决", ""] + [f"- **{v.title}**：{v.reason}" for v in res.vetoes] + [""]
+    out += ["## 检查", "", "| 项目 | 得分 | 结果 | 说明 |", "| --- | --- | --- | --- |"]
+    for t in _auto(res.tests):
+        mark = "✅" if t.status == "passed" else "❌"
+        text = t.output.replace("\n", "<br>").replace("|", "\\|")
+        out.append(f"| {t.name} | {t.score:g}/{t.max_score:g} | {mark} | {text} |")
+    out.append("")
+    if res.notes:
+        out += ["## 说明", ""] + [f"- {n}" for n in res.notes] + [""]
+    pending = [t for t in res.tests if t.status == "pending"]
+    if pending:
+        out += ["## 待人工评分", ""] + [f"- {t.name}（{t.max_score:g} 分）" for t in pending] + [""]
+    return "\n".join(out)
+
+
+def write_submission(res: SubmissionResult, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "results.json").write_text(json.dumps(res.to_gradescope(), ensure_ascii=False, indent=2) + "\n",
+                                         encoding="utf-8")
+    (folder / "feedback.md").write_text(feedback_markdown(res), encoding="utf-8")
+    instructor = {"submission": res.name, "score": res.score, "verdict": res.verdict,
+                  "tests": {t.id: {"status": t.status, "score": t.score, "detail": t.detail} for t in res.tests},
+                  **res.instructor}
+    (folder / "instructor.json").write_text(json.dumps(instructor, ensure_ascii=False, indent=2, default=str) + "\n",
+                                            encoding="utf-8")
+
+
+def write_gradebook(results: list[SubmissionResult], path: Path) -> None:
+    """One row per submission; one column per test id (in first-seen order)."""
+    test_ids: list[str] = []
+    for r in results:
+        for t in r.tests:
+            if t.id not in test_ids:
+                test_ids.append(t.id)
+    head = ["submission", "source", "score", "max_score", "pending_manual", "verdict", "veto", "blank", "value",
+            *test_ids, "problem", "seconds"]
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(head)
+        for r in results:
+            by_id = {t.id: ("pending" if t.status == "pending" else f"{t.score:g}") for t in r.tests}
+            w.writerow([r.name, r.source_kind, f"{r.score:g}", f"{r.max_score:g}", f"{r.pending_max:g}", r.verdict,
+                        ";".join(v.id for v in r.vetoes), r.blank or "", "" if r.value is None else r.value,
+                        *[by_id.get(i, "") for i in test_ids], (r.problem or "").replace("\n", " "),
+                        f"{r.seconds:.2f}"])
