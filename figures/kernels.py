@@ -145,11 +145,11 @@ def tile_access(pad: int = 0, dtype: str = "float32", access: str = "column", sw
     return stats.instructions[0].sample
 
 
-def float4_access(pad: int = 0, pattern: str = "rows", row: int = 0) -> WarpAccess:
+def float4_access(pad: int = 0, pattern: str = "rows", row: int = 0, col4: int = 0) -> WarpAccess:
     """One warp reading ``float tile[32][32 + pad]`` as float4 (16 bytes per lane), on labsim.
 
     ``pattern="rows"``: eight lanes per row, rows ``row .. row+3`` (the warp covers four whole rows);
-    ``"column"``: lane k reads ``tile[k][0..3]``. Raises labsim's MisalignedAddressError when a 16-byte address
+    ``"column"``: lane k reads ``tile[k][4*col4 .. 4*col4+3]``. Raises labsim's MisalignedAddressError when a 16-byte address
     is not a multiple of 16, as the GPU faults on it ("misaligned address").
     """
     if pattern not in ("rows", "column"):
@@ -163,7 +163,7 @@ def float4_access(pad: int = 0, pattern: str = "rows", row: int = 0) -> WarpAcce
         if pattern == "rows":
             r, c = row + blk.lane // 8, 4 * (blk.lane % 8)
         else:
-            r, c = blk.lane, np.zeros_like(blk.lane)
+            r, c = blk.lane, np.full_like(blk.lane, 4 * int(col4))
         blk.sload(tile, (r * ld + c) * 4, name="tile", view=FLOAT4, line=1)   # byte offset of &tile[r][c]
 
     stats = launch(kernel, grid=1, block=32, name="float4_read")

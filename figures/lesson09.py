@@ -5,6 +5,9 @@ matplotlib Figure; a lesson cell calls one of them and shows the result, so no n
 """
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -175,6 +178,7 @@ Q3_CASES = (
     ("float", "float tile[32][33]", "column", lambda: tile_access(1, "float32", "column")),
     ("__half", "__half tile[32][32]", "column", lambda: tile_access(0, "float16", "column")),
     ("__half", "__half tile[32][33]", "column", lambda: tile_access(1, "float16", "column")),
+    ("__half", "__half tile[32][33]", "column1", lambda: tile_access(1, "float16", "column", index=1)),
     ("__half", "__half tile[32][34]", "column", lambda: tile_access(2, "float16", "column")),
     ("double", "double tile[32][32]", "column", lambda: tile_access(0, "float64", "column")),
     ("double", "double tile[32][33]", "column", lambda: tile_access(1, "float64", "column")),
@@ -188,7 +192,8 @@ Q3_CASES = (
 )
 
 _ACCESS_TEXT = {
-    "column": t("lane k 读第 k 行的同一列", "lane k reads row k, same column"),
+    "column": t("lane k 读 tile[k][0]", "lane k reads tile[k][0]"),
+    "column1": t("lane k 读 tile[k][1]", "lane k reads tile[k][1]"),
     "rows": t("每 8 个 lane 读一行（共 4 行）", "8 lanes per row, 4 rows"),
 }
 
@@ -199,7 +204,7 @@ def q3_table() -> Table:
     for ctype, decl, access, run in Q3_CASES:
         itemsize = {"float": 4, "__half": 2, "double": 8, "float4": 16}[ctype]
         label = _ACCESS_TEXT[access] if ctype != "float4" or access == "rows" else \
-            t("lane k 从第 k 行开头读一个 float4", "lane k reads a float4 at the start of row k")
+            t("lane k 读 tile[k][0..3]（一个 float4）", "lane k reads tile[k][0..3] as a float4")
         try:
             wa = run()
             w, m = int(wa.wavefronts), min_wavefronts(itemsize)
@@ -212,3 +217,78 @@ def q3_table() -> Table:
                   "wavefront", t("无冲突最少", "minimum"), t("bank 冲突（ncu 计数）", "bank conflicts (ncu)"),
                   t("结论", "verdict")], rows,
                  caption=t("labsim：一个 warp 的一次共享内存读", "labsim: one warp's shared-memory read"))
+
+
+# Lesson cases measured on the H200 (measurements/h200/microbench.cu kernel names) and the same access on labsim.
+H200_CASES = (
+    ("sld_f32_col_pad0_w1", "float tile[32][32]", "tile[lane][7]", lambda: tile_access(0, "float32", "column", index=7)),
+    ("sld_f32_col_pad1_w1", "float tile[32][33]", "tile[lane][7]", lambda: tile_access(1, "float32", "column", index=7)),
+    ("sld_f32_col_pad2_w1", "float tile[32][34]", "tile[lane][7]", lambda: tile_access(2, "float32", "column", index=7)),
+    ("sld_f32_col_xor_w1", "float tile[32][32]", "tile[lane][7 ^ lane]",
+     lambda: tile_access(0, "float32", "column", swizzle=True, index=7)),
+    ("sld_f16_col_pad0_w1", "__half tile[32][32]", "tile[lane][7]", lambda: tile_access(0, "float16", "column", index=7)),
+    ("sld_f16_col_pad1_w1", "__half tile[32][33]", "tile[lane][7]", lambda: tile_access(1, "float16", "column", index=7)),
+    ("sld_f16_col_pad2_w1", "__half tile[32][34]", "tile[lane][7]", lambda: tile_access(2, "float16", "column", index=7)),
+    ("sld_f64_col_pad0_w1", "double tile[32][32]", "tile[lane][7]", lambda: tile_access(0, "float64", "column", index=7)),
+    ("sld_f64_col_pad1_w1", "double tile[32][33]", "tile[lane][7]", lambda: tile_access(1, "float64", "column", index=7)),
+    ("sld_f32x4_col_w1", "float4 tile[32][8]", "tile[lane][1]", lambda: float4_access(0, "column", col4=1)),
+)
+WAVEFRONTS_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+SHARED_LD_INSTR = "smsp__inst_executed_op_shared_ld.sum"
+
+
+def measurements_dir() -> Path:
+    """Where the repo keeps the H200 recordings (absent when the package is installed without the repo)."""
+    return Path(__file__).resolve().parents[1] / "measurements" / "h200"
+
+
+def h200_table(path: str | Path | None = None) -> Table:
+    """labsim next to the recorded H200 measurement (Nsight Compute) for the lesson's shared-memory reads.
+
+    Reads ``measurements/h200/results.json``; where it is missing, the H200 column says so rather than guessing.
+    """
+    p = Path(path) if path is not None else measurements_dir() / "results.json"
+    recorded: dict = {}
+    if p.is_file():
+        recorded = json.loads(p.read_text(encoding="utf-8"))
+    rows = []
+    for kernel, decl, expr, run in H200_CASES:
+        wa = run()
+        m = recorded.get(kernel) or {}
+        wf, n = m.get(WAVEFRONTS_LD), m.get(SHARED_LD_INSTR)
+        measured = wf / n if isinstance(wf, (int, float)) and n else None
+        rows.append([decl, expr, int(wa.wavefronts),
+                     t("（未记录）", "(not recorded)") if measured is None else measured,
+                     "" if measured is None else (t("一致", "same") if measured == wa.wavefronts
+                                                  else t("不同", "differs"))])
+    notes = [t(f"H200 数据来自 {p.name}（Nsight Compute，{recorded.get('provenance', {}).get('ncu', 'ncu')}）",
+               f"H200 figures from {p.name}")] if recorded else \
+        [t("本机没有 H200 实测记录（measurements/h200/results.json），只显示 labsim 的计数。",
+           "no recorded H200 measurement here; labsim only.")]
+    return Table([t("声明", "declaration"), t("每个 lane 读", "lane reads"), t("labsim：wavefront", "labsim"),
+                  t("H200 实测：wavefront", "H200 measured"), t("对照", "check")], rows,
+                 caption=t("一个 warp 的一次共享内存读：labsim 与 H200 实测", "one warp's shared read: labsim vs H200"),
+                 notes=notes)
+
+
+def half_table(columns: tuple[int, ...] = (0, 1, 2, 3), pads: tuple[int, ...] = (0, 1, 2)) -> Table:
+    """``__half tile[32][32 + pad]`` read down a column: wavefronts per column, and the verdict in words."""
+    rows, verdicts = [], []
+    for pad in pads:
+        per_col = [int(tile_access(pad, "float16", "column", index=c).wavefronts) for c in range(TILE_DIM)]
+        mean = sum(per_col) / len(per_col)
+        rows.append([f"__half tile[32][{TILE_DIM + pad}]", *[per_col[c] for c in columns], round(mean, 2)])
+        even, odd = sorted(set(per_col[0::2])), sorted(set(per_col[1::2]))
+        if max(per_col) == 1:
+            verdicts.append(t(f"[32][{TILE_DIM + pad}]：每一列都无冲突。", f"[32][{TILE_DIM + pad}]: conflict-free."))
+        elif even != odd:
+            verdicts.append(t(f"[32][{TILE_DIM + pad}]：偶数列 {'/'.join(map(str, even))} 个 wavefront，"
+                              f"奇数列 {'/'.join(map(str, odd))} 个——结果取决于读哪一列。",
+                              f"[32][{TILE_DIM + pad}]: even columns {even}, odd columns {odd} wavefronts."))
+        else:
+            verdicts.append(t(f"[32][{TILE_DIM + pad}]：每列 {'/'.join(map(str, even))} 个 wavefront。",
+                              f"[32][{TILE_DIM + pad}]: {even} wavefronts per column."))
+    return Table([t("声明", "declaration"), *[t(f"读第 {c} 列", f"column {c}") for c in columns],
+                  t("32 列平均", "mean of 32 columns")], rows,
+                 caption=t("labsim：一个 warp 按列读 __half tile（lane k 读 tile[k][c]），每列的 wavefront 数",
+                           "labsim: one warp reading a __half tile down column c"), notes=verdicts)
