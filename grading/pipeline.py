@@ -232,3 +232,31 @@ def grade_submission(target: Path | Submission, exercise: Exercise, *, name: str
                 st.blocked = "评分程序内部错误。"
     result.seconds = time.perf_counter() - t0
     return result
+
+
+PUBLIC_STEPS: list[Callable[[GradeState], None]] = [step_extract, step_conformance, step_compile, step_public]
+
+
+def run_public(sub: Submission, exercise: Exercise) -> GradeState:
+    """What the student's check cell runs: the public steps only (no nvcc, no hidden checks)."""
+    result = SubmissionResult(sub.name, exercise.id, sub.kind)
+    st = GradeState(exercise, sub, Options(nvcc="off", hidden=False), result)
+    for step in PUBLIC_STEPS:
+        step(st)
+    return st
+
+
+def blocked_result(target: Path | Submission, exercise: Exercise, message: str, *, name: str | None = None,
+                   options: Options | None = None) -> SubmissionResult:
+    """A graded result for a submission whose checks could not run (timeout, crashed worker)."""
+    options = options or Options()
+    try:
+        sub = target if isinstance(target, Submission) else load_submission(Path(target), exercise, name)
+    except Exception:
+        sub = Submission(name or Path(str(target)).stem, None, "none")
+    result = SubmissionResult(sub.name, exercise.id, sub.kind, problem=message,
+                              pass_score=float(exercise.config.get("pass_score", 8)))
+    st = GradeState(exercise, sub, options, result, blocked=message)
+    for step in (step_public, step_hidden, step_manual):
+        step(st)
+    return result

@@ -1,0 +1,25 @@
+"""Autograder for the course's fill-in-the-blank exercises (lesson 9 first).
+
+    from grading import check
+    report = check("/tmp/09_transpose_tiled.cu")      # the public checks a lesson's check cell runs
+
+Instructors: ``python -m grading grade --exercise lesson09 SUBMISSION... --out DIR`` (see grading/cli.py).
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+__all__ = ["check", "CheckReport", "grade_submission", "load_exercise"]
+
+
+def __getattr__(name: str):
+    # lazy, so that importing grading stays cheap in a notebook and the student build needs no batch code
+    if name in ("check", "CheckReport"):
+        from . import public
+        return getattr(public, name)
+    if name == "grade_submission":
+        from .pipeline import grade_submission
+        return grade_submission
+    if name == "load_exercise":
+        from .spec import load_exercise
+        return load_exercise
+    raise AttributeError(f"module 'grading' has no attribute {name!r}")

@@ -1,0 +1,136 @@
+"""Batch grading: a pool of worker processes over the machine's cores.
+
+Each submission is graded in a worker (a child process); the parent enforces the per-submission time limit
+by killing a worker that runs over and starting a fresh one, so one bad submission never stops the batch.
+Results are written as they arrive; the gradebook at the end.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+
+from .pipeline import Options, blocked_result, grade_submission
+from .report import write_gradebook, write_submission
+from .results import SubmissionResult
+from .spec import load_exercise
+
+
+def _worker(conn: Connection, exercise: str, options: Options) -> None:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    ex = load_exercise(exercise)
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:
+            return
+        if task is None:
+            return
+        name, path = task
+        try:
+            res = grade_submission(Path(path), ex, name=name, options=options)
+        except BaseException as e:  # grade_submission already catches; this is the last line of defence
+            res = blocked_result(Path(path), ex, f"评分程序内部错误：{type(e).__name__}", name=name, options=options)
+        conn.send(res)
+
+
+class _Slot:
+    def __init__(self, ctx, exercise: str, options: Options) -> None:
+        self.parent, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker, args=(child, exercise, options), daemon=True)
+        self.proc.start()
+        child.close()
+        self.task: tuple[int, str, str] | None = None
+        self.started = 0.0
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.join(5)
+        self.parent.close()
+
+
+def _context():
+    methods = mp.get_all_start_methods()
+    return mp.get_context("fork" if "fork" in methods else "spawn")
+
+
+def grade_many(items: list[tuple[str, Path]], exercise: str, out: Path | None = None, *, jobs: int | None = None,
+               time_limit: float | None = None, options: Options | None = None,
+               progress: bool = True) -> list[SubmissionResult]:
+    """Grade ``items`` ((name, path) pairs) in parallel; returns results in input order."""
+    ex = load_exercise(exercise)
+    options = options or Options()
+    limit = float(time_limit if time_limit is not None else ex.limits.get("time_limit_s", 120))
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(items) or 1))
+    ctx = _context()
+    _warm(ex)
+    results: list[SubmissionResult | None] = [None] * len(items)
+    pending = list(enumerate(items))[::-1]
+    slots = [_Slot(ctx, exercise, options) for _ in range(jobs)]
+    bar = _bar(len(items), progress)
+
+    def finish(i: int, res: SubmissionResult) -> None:
+        results[i] = res
+        if out is not None:
+            write_submission(res, out / res.name)
+        bar.update(1)
+
+    try:
+        while pending or any(s.task for s in slots):
+            for s in slots:
+                if s.task is None and pending:
+                    i, (name, path) = pending.pop()
+                    s.task, s.started = (i, name, str(path)), time.monotonic()
+                    s.parent.send((name, str(path)))
+            busy = [s for s in slots if s.task]
+            ready = wait([s.parent for s in busy], timeout=0.2)
+            for k, s in enumerate(slots):
+                if s.task is None:
+                    continue
+                i, name, path = s.task
+                if s.parent in ready:
+                    try:
+                        res = s.parent.recv()
+                    except (EOFError, OSError):
+                        res = blocked_result(Path(path), ex, "评分进程意外退出（可能是内存耗尽），这份提交没有评完。",
+                                             name=name, options=options)
+                        s.kill()
+                        slots[k] = s = _Slot(ctx, exercise, options)
+                    s.task = None
+                    finish(i, res)
+                elif time.monotonic() - s.started > limit:
+                    s.kill()
+                    slots[k] = _Slot(ctx, exercise, options)
+                    finish(i, blocked_result(Path(path), ex, f"评分超时：超过 {limit:g} 秒，评分进程被终止。",
+                                             name=name, options=options))
+    finally:
+        for s in slots:
+            try:
+                s.parent.send(None)
+            except (OSError, BrokenPipeError):
+                pass
+            s.proc.join(2)
+            if s.proc.is_alive():
+                s.kill()
+        bar.close()
+    done = [r for r in results if r is not None]
+    if out is not None:
+        write_gradebook(done, out / "gradebook.csv")
+    return done
+
+
+def _warm(ex) -> None:
+    """Compute per-process caches once before forking, so every worker inherits them."""
+    from .context import unpadded_factor
+    try:
+        unpadded_factor(ex)
+    except Exception:   # a missing front end is reported per submission by the workers
+        pass
+
+
+def _bar(total: int, enabled: bool):
+    from tqdm import tqdm
+    tqdm.monitor_interval = 0          # no monitor thread: workers are forked while the bar is alive
+    return tqdm(total=total, desc="grading", unit="sub", disable=not enabled, leave=False)

@@ -1,0 +1,158 @@
+"""Command line: ``python -m grading {check,grade,gradescope,bundle,student-build} ...``.
+
+Exit status: 0 whenever the grader ran (whatever the submissions were worth); 2 when the grader is misused
+(bad arguments, unknown exercise, a path that does not exist); 3 when the grading environment is broken
+(labsim's CUDA front end missing).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .spec import SpecError, available, load_exercise
+
+MISUSE, BROKEN = 2, 3
+
+
+def _die(msg: str, code: int = MISUSE) -> int:
+    print(f"grading: error: {msg}", file=sys.stderr)
+    return code
+
+
+def _exercise(name: str):
+    try:
+        return load_exercise(name)
+    except SpecError as e:
+        raise SystemExit(_die(str(e)))
+
+
+def _need_sim() -> int | None:
+    from .sim import cuda_available
+    if not cuda_available():
+        return _die("labsim.cuda (the CUDA C front end) is not installed: checks cannot run", BROKEN)
+    return None
+
+
+def _instructor_only(module: str):
+    """Import an instructor tool; the student build ships without them."""
+    import importlib
+    try:
+        return importlib.import_module(f"grading.{module}")
+    except ModuleNotFoundError:
+        raise SystemExit(_die(f"'{module}' is an instructor tool and not part of the student build"))
+
+
+def cmd_check(a: argparse.Namespace) -> int:
+    _exercise(a.exercise)
+    if not Path(a.file).exists():
+        return _die(f"{a.file}: no such file")
+    from .public import check
+    check(a.file, a.exercise)
+    return 0
+
+
+def cmd_grade(a: argparse.Namespace) -> int:
+    ex = _exercise(a.exercise)
+    missing = [p for p in a.submissions if not Path(p).exists()]
+    if missing:
+        return _die(f"no such file or folder: {', '.join(missing)}")
+    if (code := _need_sim()) is not None:
+        return code
+    grade_many = _instructor_only("batch").grade_many
+    from .pipeline import Options
+    from .source import discover
+    items = discover([Path(p) for p in a.submissions], ex)
+    if not items:
+        return _die("no submissions found (.ipynb, .cu, or student folders)")
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    results = grade_many(items, ex.id, out, jobs=a.jobs, time_limit=a.time_limit,
+                         options=Options(nvcc=a.nvcc, secret=a.secret), progress=not a.no_progress)
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.verdict] = counts.get(r.verdict, 0) + 1
+    print(f"graded {len(results)} submission(s) into {out}: " +
+          ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    return 0
+
+
+def cmd_gradescope(a: argparse.Namespace) -> int:
+    ex = _exercise(a.exercise)
+    sub = Path(a.submission)
+    if not sub.exists():
+        return _die(f"{sub}: no such folder")
+    results_path = Path(a.results)
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    if (code := _need_sim()) is not None:
+        results_path.write_text(json.dumps({"score": 0, "output": "评分环境缺少 labsim.cuda，请联系老师（不是你的问题）。",
+                                            "tests": []}, ensure_ascii=False), encoding="utf-8")
+        return code
+    grade_many = _instructor_only("batch").grade_many
+    from .pipeline import Options
+    [res] = grade_many([(a.name, sub)], ex.id, None, jobs=1, options=Options(nvcc=a.nvcc), progress=False)
+    results_path.write_text(json.dumps(res.to_gradescope(), ensure_ascii=False, indent=2), encoding="utf-8")
+    from .report import feedback_markdown
+    print(feedback_markdown(res))
+    return 0
+
+
+def cmd_bundle(a: argparse.Namespace) -> int:
+    ex = _exercise(a.exercise)
+    build_bundle = _instructor_only("bundle").build_bundle
+    path = build_bundle(ex.id, Path(a.out))
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_student_build(a: argparse.Namespace) -> int:
+    for name in a.exercise:
+        _exercise(name)
+    build = _instructor_only("studentbuild").build
+    report = build(Path(a.out), tuple(a.exercise))
+    print(report)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m grading", description="Autograder for the course's exercises.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    exercises = available()
+
+    c = sub.add_parser("check", help="run the public checks on one file (what the lesson's check cell does)")
+    c.add_argument("--exercise", default="lesson09", choices=exercises)
+    c.add_argument("file")
+    c.set_defaults(func=cmd_check)
+
+    g = sub.add_parser("grade", help="grade submissions (.cu, .ipynb, or folders of them) into DIR")
+    g.add_argument("--exercise", required=True, choices=exercises)
+    g.add_argument("submissions", nargs="+", metavar="SUBMISSION")
+    g.add_argument("--out", required=True, metavar="DIR")
+    g.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    g.add_argument("--time-limit", type=float, default=None, help="seconds per submission (default: config)")
+    g.add_argument("--nvcc", choices=("auto", "on", "off"), default="auto")
+    g.add_argument("--secret", default=None, help="instructor secret (default: GRADING_SECRET or config)")
+    g.add_argument("--no-progress", action="store_true")
+    g.set_defaults(func=cmd_grade)
+
+    s = sub.add_parser("gradescope", help="grade one Gradescope submission folder into results.json")
+    s.add_argument("--exercise", required=True, choices=exercises)
+    s.add_argument("--submission", default="/autograder/submission")
+    s.add_argument("--results", default="/autograder/results/results.json")
+    s.add_argument("--name", default="submission")
+    s.add_argument("--nvcc", choices=("auto", "on", "off"), default="auto")
+    s.set_defaults(func=cmd_gradescope)
+
+    b = sub.add_parser("bundle", help="write a Gradescope autograder zip (setup.sh, run_autograder, sources)")
+    b.add_argument("--exercise", required=True, choices=exercises)
+    b.add_argument("--out", required=True)
+    b.set_defaults(func=cmd_bundle)
+
+    sb = sub.add_parser("student-build", help="write the student copy of grading (public checks only)")
+    sb.add_argument("--exercise", nargs="+", default=["lesson09"])
+    sb.add_argument("--out", required=True)
+    sb.set_defaults(func=cmd_student_build)
+
+    a = p.parse_args(argv)
+    return a.func(a)

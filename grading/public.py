@@ -1,0 +1,180 @@
+"""The public check a lesson's check cell calls: ``report = check("/tmp/09_transpose_tiled.cu")``.
+
+Runs the public cases on labsim, prints a short verdict in Chinese, the per-line counters of the student's
+kernel (Nsight Compute names; the transposed read marked) and a run receipt, and returns a CheckReport
+whose ``heatmap`` is the labsim WarpAccess of the student's transposed shared read.
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .pipeline import public_summary, run_public
+from .receipt import make_receipt
+from .results import TestResult
+from .source import Submission, load_submission, read_cu
+from .spec import load_exercise
+
+
+@dataclass
+class LineCounters:
+    """Counters of one source line of the student's file."""
+
+    line: int                      # in the student's file
+    template_line: int
+    source: str
+    metrics: dict[str, int]
+    transposed_read: bool = False
+
+    def __repr__(self) -> str:
+        return f"LineCounters(line {self.line}, {len(self.metrics)} metrics)"
+
+
+@dataclass
+class CheckReport:
+    """What the public check found; ``heatmap`` feeds figures.heatmap.draw_bank_heatmap."""
+
+    path: str
+    exercise: str
+    ok: bool
+    verdict: str
+    blank: str | None = None
+    value: int | None = None
+    checks: list[TestResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    problem: str | None = None
+    counters: list[LineCounters] = field(default_factory=list)
+    counters_case: str = ""
+    heatmap: Any = None
+    heatmap_summary: str = ""
+    receipt: str | None = None
+
+    def __repr__(self) -> str:
+        passed = sum(c.status == "passed" for c in self.checks)
+        return (f"CheckReport({self.exercise}, ok={self.ok}, public {passed}/{len(self.checks)}, "
+                f"blank={self.blank!r}, receipt={'yes' if self.receipt else 'no'})")
+
+    def text(self) -> str:
+        lines = [f"{self.exercise} 公开检查：{self.path}"]
+        if self.blank is not None:
+            lines.append(f"填空：{self.blank}" + (f" = {self.value}" if self.value is not None else ""))
+        lines.append(f"结论：{self.verdict}")
+        for c in self.checks:
+            lines.append(f"  {'✅' if c.status == 'passed' else '❌'} {c.name}：{c.output}")
+        for n in self.notes:
+            lines.append(f"  · {n}")
+        if self.counters:
+            lines.append(f"你的内核每一行的计数器（{self.counters_case}，Nsight Compute 指标名）：")
+            for lc in self.counters:
+                mark = "▶" if lc.transposed_read else " "
+                tag = "   ← 转置读" if lc.transposed_read else ""
+                lines.append(f"{mark} 第 {lc.line} 行  {lc.source.strip()}{tag}")
+                for k, v in lc.metrics.items():
+                    lines.append(f"      {k} = {v}")
+        if self.heatmap_summary:
+            lines.append(self.heatmap_summary)
+        if self.receipt:
+            lines.append(self.receipt)
+        return "\n".join(lines)
+
+    def _repr_markdown_(self) -> str:
+        out = [f"**{html.escape(self.exercise)} 公开检查**：{html.escape(self.verdict)}", ""]
+        if self.blank is not None:
+            out += [f"填空：`{self.blank}`" + (f" = {self.value}" if self.value is not None else ""), ""]
+        if self.checks:
+            out += ["| 检查 | 结果 | 说明 |", "| --- | --- | --- |"]
+            out += [f"| {c.name} | {'✅' if c.status == 'passed' else '❌'} | "
+                    f"{html.escape(c.output).replace('|', '&#124;')} |" for c in self.checks]
+            out.append("")
+        out += [f"- {html.escape(n)}" for n in self.notes]
+        if self.counters:
+            out += ["", f"每一行的计数器（{self.counters_case}）：", "", "| 行 | 代码 | 指标 | 值 |",
+                    "| --- | --- | --- | --- |"]
+            for lc in self.counters:
+                code = html.escape(lc.source.strip()).replace("|", "&#124;")
+                line = f"**{lc.line}** ◀ 转置读" if lc.transposed_read else str(lc.line)
+                for i, (k, v) in enumerate(lc.metrics.items()):
+                    out.append(f"| {line if i == 0 else ''} | {('`' + code + '`') if i == 0 else ''} | `{k}` | {v} |")
+        if self.heatmap_summary:
+            out += ["", html.escape(self.heatmap_summary)]
+        if self.receipt:
+            out += ["", f"`{self.receipt}`"]
+        return "\n".join(out)
+
+
+def _load(path: Path, ex) -> Submission:
+    if path.suffix == ".ipynb" or path.is_dir():
+        return load_submission(path, ex)
+    return read_cu(path, ex)
+
+
+def _heatmap_summary(sample: Any) -> str:
+    if sample is None:
+        return ""
+    import numpy as np
+    active = np.asarray(sample.active, dtype=bool)
+    banks = " ".join(str(int(b)) if a else "·" for b, a in zip(sample.banks, active))
+    return (f"转置读的一个 warp（block {tuple(int(v) for v in sample.block)}，warp {sample.warp}）lane 0..31 → bank："
+            f"{banks}；这条指令 {sample.wavefronts} 个 wavefront。report.heatmap 可交给 "
+            "figures.heatmap.draw_bank_heatmap 画出。")
+
+
+def check(path: str | Path = "/tmp/09_transpose_tiled.cu", exercise: str = "lesson09", *,
+          quiet: bool = False) -> CheckReport:
+    """Run the public checks on the student's file; prints the report unless ``quiet``; never raises on
+    student mistakes (an unfilled blank, a syntax error, a missing file give a Chinese message)."""
+    ex = load_exercise(exercise)
+    p = Path(path)
+    if not p.exists():
+        rep = CheckReport(str(p), ex.id, False, f"找不到 {p}：先运行上面的练习单元格（它用 %%writefile 写出这个文件）。",
+                          problem="missing")
+    else:
+        rep = _build(p, ex)
+    if not quiet:
+        print(rep.text())
+    return rep
+
+
+def _build(p: Path, ex) -> CheckReport:
+    sub = _load(p, ex)
+    st = run_public(sub, ex)
+    res = st.result
+    checks = [t for t in res.tests if "public" in t.tags]
+    notes = list(res.notes)
+    conf_test = next((t for t in res.tests if t.id == "conformance"), None)
+    if conf_test is not None and conf_test.status == "failed" and not st.blocked:
+        notes.insert(0, conf_test.output)
+    if st.blocked:
+        rep = CheckReport(str(p), ex.id, False, st.blocked, res.blank, res.value, [], notes, st.blocked)
+        return rep
+    passed = sum(c.status == "passed" for c in checks)
+    if passed == len(checks):
+        verdict = (f"公开检查全部通过（{passed}/{len(checks)}）。这只是公开用例：提交后还有隐藏检查（更多形状和随机值），"
+                   "以提交后的评分为准。")
+    else:
+        verdict = f"公开检查通过 {passed}/{len(checks)}，没通过的项目见下面的说明。"
+    rep = CheckReport(str(p), ex.id, passed == len(checks), verdict, res.blank, res.value, checks, notes)
+    ctx = st.public_ctx
+    if ctx is not None and ctx.cases("normal"):
+        run = ctx.run(ctx.cases("normal")[0])
+        rep.counters_case = f"{run.case.M}×{run.case.N} 输入"
+        rep.counters = _counters(run, st, ex)
+        rep.heatmap = run.read_sample
+        rep.heatmap_summary = _heatmap_summary(run.read_sample)
+    receipt = make_receipt(ex.id, sub.source, public_summary(checks, res.value), ex.fingerprint())
+    rep.receipt = receipt.line()
+    return rep
+
+
+def _counters(run, st, ex) -> list[LineCounters]:
+    src_lines = (st.submission.source or "").splitlines()
+    line_map = st.conformance.line_map if st.conformance else {}
+    out = []
+    for tline, metrics in sorted((k, v) for k, v in run.by_line.items() if k is not None):
+        sline = line_map.get(tline, tline)
+        text = src_lines[sline - 1] if 0 < sline <= len(src_lines) else ex.template.splitlines()[tline - 1]
+        shown = {k: int(v) for k, v in metrics.items() if k != "races"}
+        out.append(LineCounters(sline, tline, text, shown, tline == ex.read_line))
+    return out

@@ -1,0 +1,21 @@
+"""Step 1: copy the grading package (sources and data, no caches) and only the chosen exercises."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+SOURCE = Path(__file__).resolve().parent.parent
+
+
+def run(ctx) -> None:
+    if ctx.out.exists():
+        shutil.rmtree(ctx.out)
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        skip = {n for n in names if n == "__pycache__" or n.endswith((".pyc", ".pyo"))}
+        if Path(folder).resolve() == (SOURCE / "exercises").resolve():
+            skip |= {n for n in names if (Path(folder) / n).is_dir() and n not in ctx.exercises}
+        return skip
+
+    shutil.copytree(SOURCE, ctx.out, ignore=ignore)
+    ctx.log.append(f"copied {SOURCE} -> {ctx.out}")

@@ -1,0 +1,24 @@
+"""Step 4: remove instructor-only keys (the secret that seeds hidden cases, the reference answer) from
+each exercise's config.toml, keeping its comments; the result must still parse."""
+from __future__ import annotations
+
+import re
+import tomllib
+
+INSTRUCTOR_KEYS = ("instructor_secret", "reference_blank")
+
+
+def strip_keys(text: str, keys: tuple[str, ...] = INSTRUCTOR_KEYS) -> str:
+    rx = re.compile(rf"^\s*({'|'.join(map(re.escape, keys))})\s*=.*(?:\n|$)", re.M)
+    return rx.sub("", text)
+
+
+def run(ctx) -> None:
+    for p in sorted(ctx.out.glob("exercises/*/config.toml")):
+        text = strip_keys(p.read_text(encoding="utf-8"))
+        data = tomllib.loads(text)
+        left = [k for k in INSTRUCTOR_KEYS if k in data]
+        if left:
+            raise ValueError(f"{p}: could not strip {left}")
+        p.write_text(text, encoding="utf-8")
+        ctx.log.append(f"stripped {', '.join(INSTRUCTOR_KEYS)} from {p.relative_to(ctx.out)}")
