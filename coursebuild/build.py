@@ -1,0 +1,260 @@
+"""The whole build: lessons -> branch ``.qmd`` + notebooks -> executed notebooks -> site.
+
+Layout (relative to the project root):
+
+``_build/<branch>/``            Quarto project of the branch: ``_quarto*.yml``, the branch ``.qmd`` of every
+                                page, the student notebook ``.ipynb`` next to it, lesson resources
+``_build/executed/<branch>/``   the executed notebooks the fallback pages are made from
+``_build/vendor/``              npm cache of Mermaid and MathJax
+``_site/answer/``, ``_site/exercise/``  the two sites (each page's notebook next to its ``.html``)
+``_site/notebooks/``            the student hand-out: exercise notebooks and the files they use
+``_site/index.html``            a landing page; ``_site/build-info.json``: renderer, time, input digest
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import nbformat
+
+from .context import BRANCHES, BuildContext
+from .execute import ensure_kernel, execute_notebook
+from .html import PageRenderer, install_assets
+from .lang import UI
+from .leaks import hidden_snippets, scan_for_leaks
+from .notebook import to_notebook
+from .qmd import Document, read_qmd, write_qmd
+from .quarto import find_quarto, quarto_version, render_branch
+from .site import Site, load_site
+from .transforms import NOTEBOOK_PIPELINE, SOURCE_PIPELINE, run_pipeline
+from .transforms.guard_leaks import LeakError
+from .vendor import ensure_vendor, install_vendor
+
+DIGEST_GLOBS = ("_quarto*.yml", "index.qmd", "lessons/**/*", "coursebuild/**/*", "labsim/**/*",
+                "figures/**/*", "grading/**/*", "pyproject.toml")
+_SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".hypothesis"}
+
+
+class BuildError(RuntimeError):
+    """A build step failed in a way the author can fix; the message says what and where."""
+
+
+@dataclass
+class BuildReport:
+    """What a build did: renderer, timings, vendored scripts, pages."""
+
+    renderer: str
+    renderer_detail: str
+    seconds: float
+    pages: list[str]
+    branches: tuple[str, ...]
+    timings: dict[str, float] = field(default_factory=dict)
+    vendored: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"BuildReport(renderer={self.renderer!r}, {len(self.pages)} pages, {self.seconds:.1f} s)"
+
+
+def inputs_digest(root: Path) -> str:
+    """SHA-256 over every input of the site (sources, build code, simulator), for staleness checks."""
+    h = hashlib.sha256()
+    files = set()
+    for pattern in DIGEST_GLOBS:
+        for p in root.glob(pattern):
+            if p.is_file() and not (_SKIP_PARTS & set(p.parts)) and p.suffix != ".pyc":
+                files.add(p)
+    for p in sorted(files):
+        h.update(str(p.relative_to(root)).encode())
+        h.update(b"\0")
+        h.update(p.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _copy_resources(root: Path, pages: list[str], dest: Path) -> None:
+    """Copy non-``.qmd`` files of the page folders (scripts a lesson runs, images) into ``dest``."""
+    tops = sorted({p.split("/", 1)[0] for p in pages if "/" in p})
+    for top in tops + (["assets"] if (root / "assets").is_dir() else []):
+        for src in (root / top).rglob("*"):
+            rel = src.relative_to(root)
+            if (src.is_file() and src.suffix not in (".qmd", ".ipynb", ".pyc") and not (_SKIP_PARTS & set(rel.parts))
+                    and not any(part.startswith(".") for part in rel.parts)):
+                target = dest / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, target)
+
+
+def _nb_key(nb: nbformat.NotebookNode) -> str:
+    clone = json.loads(json.dumps(nb))
+    clone["metadata"].get("course", {}).pop("branch", None)
+    return json.dumps(clone, sort_keys=True)
+
+
+def _ipynb(page: str) -> str:
+    return page[: -len(".qmd")] + ".ipynb"
+
+
+def _landing(site: dict[str, Site], branches: tuple[str, ...]) -> str:
+    title = next(iter(site.values())).title
+    items = "".join(
+        f'<li><a href="{b}/index.html">{UI["answer_branch"] if b == "answer" else UI["exercise_branch"]}</a></li>'
+        for b in branches)
+    return (f'<!DOCTYPE html>\n<html lang="zh"><head><meta charset="utf-8"><title>{title}</title></head>'
+            f"<body><h1>{title}</h1><ul>{items}<li><a href=\"notebooks/\">学生笔记本（练习版 .ipynb）</a></li></ul>"
+            "</body></html>\n")
+
+
+def build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = "auto", execute: bool = True,
+          jobs: int | None = None, only: list[str] | None = None,
+          log: Callable[[str], None] = print) -> BuildReport:
+    """Build both branches, the student notebooks and the site under ``root``; see the module docstring."""
+    t0 = time.perf_counter()
+    root = root.resolve()
+    if renderer not in ("auto", "quarto", "fallback"):
+        raise BuildError(f"unknown renderer {renderer!r} (auto, quarto or fallback)")
+    quarto = find_quarto() if renderer in ("auto", "quarto") else None
+    if renderer == "quarto" and quarto is None:
+        raise BuildError("--renderer quarto: `quarto` is not on PATH (conda: `conda install -c conda-forge "
+                         "quarto`; pip: `pip install -e '.[quarto]'`)")
+    use_quarto = quarto is not None
+    if only and use_quarto:
+        raise BuildError("--only works with the fallback renderer (Quarto renders whole projects)")
+    sites = {b: load_site(root, b) for b in branches}
+    pages = [p for p in sites[branches[0]].pages if not only or p in only]
+    if only and len(pages) != len(set(only)):
+        raise BuildError(f"--only names pages the site does not build: {sorted(set(only) - set(pages))}")
+    docs: dict[str, Document] = {p: read_qmd(root / p, p) for p in pages}
+    snippets = hidden_snippets(root)
+    build_dir, site_dir = root / "_build", root / "_site"
+    report = BuildReport("quarto" if use_quarto else "fallback",
+                         f"Quarto {quarto_version(quarto)} ({quarto})" if use_quarto
+                         else "Jupyter (nbclient + nbconvert); quarto is not on PATH",
+                         0.0, pages, branches)
+    log(f"coursebuild: renderer: {report.renderer_detail}")
+
+    # 1. Branch sources and notebooks.
+    html_nbs: dict[tuple[str, str], nbformat.NotebookNode] = {}
+    for b in branches:
+        bdir = build_dir / b
+        shutil.rmtree(bdir, ignore_errors=True)
+        bdir.mkdir(parents=True)
+        for cfg in root.glob("_quarto*.yml"):
+            shutil.copyfile(cfg, bdir / cfg.name)
+        _copy_resources(root, pages, bdir)
+        for p in pages:
+            try:
+                qdoc = run_pipeline(docs[p], BuildContext(b, None, snippets), SOURCE_PIPELINE)
+                ndoc = run_pipeline(docs[p], BuildContext(b, "ipynb", snippets), SOURCE_PIPELINE + NOTEBOOK_PIPELINE)
+                hdoc = run_pipeline(docs[p], BuildContext(b, "html", snippets), SOURCE_PIPELINE + NOTEBOOK_PIPELINE)
+            except LeakError as err:
+                raise BuildError(f"leak guard: {err}") from None
+            (bdir / p).parent.mkdir(parents=True, exist_ok=True)
+            (bdir / p).write_text(write_qmd(qdoc), encoding="utf-8")
+            nbformat.write(to_notebook(ndoc, student=True, branch=b), bdir / _ipynb(p))
+            html_nbs[(b, p)] = to_notebook(hdoc, student=False, branch=b)
+    report.timings["sources"] = time.perf_counter() - t0
+
+    # 2. Execute (branches of one page in sequence: lessons write fixed paths such as /tmp/09_*.cu).
+    executed: dict[tuple[str, str], nbformat.NotebookNode] = {}
+    if execute and not use_quarto:
+        ensure_kernel()
+        lock = threading.Lock()
+
+        def run_page(p: str) -> None:
+            seen: dict[str, nbformat.NotebookNode] = {}
+            for b in branches:
+                nb = html_nbs[(b, p)]
+                key = _nb_key(nb)
+                t = time.perf_counter()
+                if key in seen:
+                    done = nbformat.from_dict(json.loads(json.dumps(seen[key])))
+                    done.metadata["course"]["branch"] = b
+                    note = "same as the other branch, reused"
+                else:
+                    done = execute_notebook(nb, build_dir / b / os.path.dirname(p), branch=b,
+                                           kernel_log=build_dir / "logs" / b / (p + ".kernel.log"))
+                    seen[key] = done
+                    note = "executed"
+                with lock:
+                    executed[(b, p)] = done
+                    report.timings[f"execute {b} {p}"] = time.perf_counter() - t
+                    log(f"coursebuild:   {b:8s} {p}: {note} in {time.perf_counter() - t:.1f} s")
+
+        t = time.perf_counter()
+        n_jobs = jobs or min(4, os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+            for future in [pool.submit(run_page, p) for p in sorted(pages, key=lambda p: -len(str(docs[p].children)))]:
+                future.result()
+        report.timings["execute"] = time.perf_counter() - t
+    else:
+        executed = dict(html_nbs)
+    for (b, p), nb in executed.items():
+        out = build_dir / "executed" / b / _ipynb(p)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, out)
+
+    # 3. Render.
+    t = time.perf_counter()
+    vendor_files = {} if use_quarto else ensure_vendor(build_dir / "vendor")
+    for name, vf in vendor_files.items():
+        log(f"coursebuild: {name}: {vf.note if vf.path else 'not available: ' + vf.note}")
+        if vf.path is None:
+            report.notes.append(f"{name} not vendored: {vf.note}")
+    for b in branches:
+        dest = site_dir / b
+        if use_quarto:
+            render_branch(quarto, build_dir / b, b, dest)
+            continue
+        if not only:
+            shutil.rmtree(dest, ignore_errors=True)
+        install_assets(dest)
+        copied = install_vendor(vendor_files, dest / "site_libs")
+        report.vendored = {k: v.note for k, v in vendor_files.items() if k in copied}
+        renderer_ = PageRenderer(sites[b], b, copied)
+        for p in pages:
+            out = dest / (p[: -len(".qmd")] + ".html")
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(renderer_.render(p, executed[(b, p)], build_dir / b / os.path.dirname(p),
+                                            os.path.basename(_ipynb(p))), encoding="utf-8")
+    report.timings["render"] = time.perf_counter() - t
+
+    # 4. Notebooks next to the pages, and the student hand-out.
+    for b in branches:
+        _copy_resources(root, pages, site_dir / b)
+        for p in pages:
+            shutil.copyfile(build_dir / b / _ipynb(p), site_dir / b / _ipynb(p))
+    if "exercise" in branches:
+        hand_out = site_dir / "notebooks"
+        if not only:
+            shutil.rmtree(hand_out, ignore_errors=True)
+        _copy_resources(root, pages, hand_out)
+        for p in pages:
+            (hand_out / _ipynb(p)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(build_dir / "exercise" / _ipynb(p), hand_out / _ipynb(p))
+
+        # 5. Nothing hidden may have reached anything built for students.
+        built = [f for d in (site_dir / "exercise", hand_out, build_dir / "exercise", build_dir / "executed" / "exercise")
+                 for f in d.rglob("*") if f.is_file() and f.suffix in (".html", ".ipynb", ".qmd")]
+        hits = scan_for_leaks(built, snippets)
+        if hits:
+            raise BuildError("leak guard: hidden-check text in the exercise branch:\n  " + "\n  ".join(hits[:20]))
+
+    site_dir.mkdir(exist_ok=True)
+    (site_dir / "index.html").write_text(_landing(sites, branches), encoding="utf-8")
+    report.seconds = time.perf_counter() - t0
+    info = {"renderer": report.renderer, "renderer_detail": report.renderer_detail,
+            "seconds": round(report.seconds, 2), "branches": list(branches), "pages": pages,
+            "executed": bool(execute), "vendored": report.vendored, "notes": report.notes,
+            "partial": bool(only), "inputs_digest": inputs_digest(root),
+            "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    (site_dir / "build-info.json").write_text(json.dumps(info, ensure_ascii=False, indent=2), encoding="utf-8")
+    return report

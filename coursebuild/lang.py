@@ -1,0 +1,27 @@
+"""User-interface strings of the site, in Simplified Chinese (Quarto's ``_language-zh.yml`` wording)."""
+from __future__ import annotations
+
+LANG = "zh"
+
+CALLOUT_TITLES = {
+    "note": "注释",
+    "tip": "提示",
+    "warning": "警告",
+    "important": "重要",
+    "caution": "危险",
+}
+CROSSREF_TITLES = {"fig": "图", "tbl": "表格"}
+TITLE_DELIM = "："  # _quarto.yml sets crossref.title-delim to the same full-width colon
+
+UI = {
+    "answer_branch": "参考答案版",
+    "exercise_branch": "练习版",
+    "prev": "上一页",
+    "next": "下一页",
+    "download_notebook": "下载本页笔记本（.ipynb）",
+    "renderer_note": "本页由 Jupyter 工具（nbclient + nbconvert）生成；装有 Quarto 时由 Quarto 渲染。",
+    "mermaid_missing": "流程图需要 Mermaid 脚本，但构建时未能获取（npm 不可用）；下面显示的是流程图源码。",
+    "widget_static": "（交互控件只能在 Jupyter 中运行本课笔记本时使用；静态页面展示的是预先渲染的视图。）",
+    "code": "代码",
+    "site_home": "课程首页",
+}
