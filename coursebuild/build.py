@@ -38,8 +38,8 @@ from .transforms import NOTEBOOK_PIPELINE, SOURCE_PIPELINE, run_pipeline
 from .transforms.guard_leaks import LeakError
 from .vendor import ensure_vendor, install_vendor
 
-DIGEST_GLOBS = ("_quarto*.yml", "index.qmd", "lessons/**/*", "coursebuild/**/*", "labsim/**/*",
-                "figures/**/*", "grading/**/*", "pyproject.toml")
+DIGEST_GLOBS = ("_quarto*.yml", "index.qmd", "lessons/**/*", "labsim/**/*", "figures/**/*", "grading/**/*",
+                "assets/**/*", "pyproject.toml")
 _SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".hypothesis"}
 
 
@@ -67,13 +67,14 @@ class BuildReport:
 def inputs_digest(root: Path) -> str:
     """SHA-256 over every input of the site (sources, build code, simulator), for staleness checks."""
     h = hashlib.sha256()
-    files = set()
-    for pattern in DIGEST_GLOBS:
-        for p in root.glob(pattern):
+    files: dict[str, Path] = {}
+    here = Path(__file__).parent  # the build code itself, wherever the project is
+    for base, pattern in [(root, g) for g in DIGEST_GLOBS] + [(here.parent, "coursebuild/**/*")]:
+        for p in base.glob(pattern):
             if p.is_file() and not (_SKIP_PARTS & set(p.parts)) and p.suffix != ".pyc":
-                files.add(p)
-    for p in sorted(files):
-        h.update(str(p.relative_to(root)).encode())
+                files[str(p.relative_to(base))] = p
+    for name, p in sorted(files.items()):
+        h.update(name.encode())
         h.update(b"\0")
         h.update(p.read_bytes())
         h.update(b"\0")
@@ -168,6 +169,9 @@ def build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = "
     if execute and not use_quarto:
         ensure_kernel()
         lock = threading.Lock()
+        # Lessons import the project's packages (labsim, figures, grading) from this checkout, whatever
+        # an installed copy says.
+        kernel_env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
 
         def run_page(p: str) -> None:
             seen: dict[str, nbformat.NotebookNode] = {}
@@ -180,7 +184,7 @@ def build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = "
                     done.metadata["course"]["branch"] = b
                     note = "same as the other branch, reused"
                 else:
-                    done = execute_notebook(nb, build_dir / b / os.path.dirname(p), branch=b,
+                    done = execute_notebook(nb, build_dir / b / os.path.dirname(p), branch=b, env=kernel_env,
                                            kernel_log=build_dir / "logs" / b / (p + ".kernel.log"))
                     seen[key] = done
                     note = "executed"
@@ -258,3 +262,30 @@ def build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = "
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     (site_dir / "build-info.json").write_text(json.dumps(info, ensure_ascii=False, indent=2), encoding="utf-8")
     return report
+
+
+def site_is_current(root: Path, branches: tuple[str, ...] = BRANCHES) -> bool:
+    """True if ``_site`` holds a complete, executed build of exactly the current inputs."""
+    info_path = root / "_site" / "build-info.json"
+    try:
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (not info.get("partial") and info.get("executed") and set(branches) <= set(info.get("branches", []))
+            and info.get("inputs_digest") == inputs_digest(root.resolve()))
+
+
+def ensure_built(root: Path, **kwargs) -> BuildReport | None:
+    """Build unless :func:`site_is_current`; returns the report, or None when nothing was rebuilt.
+
+    A lock file keeps two test sessions (or a test and a developer) from building at once.
+    """
+    import fcntl
+
+    root = root.resolve()
+    (root / "_build").mkdir(exist_ok=True)
+    with open(root / "_build" / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if site_is_current(root):
+            return None
+        return build(root, **kwargs)
