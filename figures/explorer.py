@@ -11,7 +11,7 @@ from typing import Sequence
 from matplotlib.figure import Figure
 
 from ._fonts import t
-from .heatmap import draw_bank_heatmap, draw_bank_heatmaps
+from .heatmap import draw_bank_heatmap, draw_bank_heatmaps, wavefront_caption
 from .kernels import CTYPES, DTYPES, TILE_DIM, tile_access
 
 PADDINGS = range(0, 5)
@@ -56,14 +56,16 @@ def bank_explorer():
     access = w.ToggleButtons(options=[(t("按列", "column"), "column"), (t("按行", "row"), "row")],
                              value="column", description=t("访问", "access"))
     swizzle = w.Checkbox(value=False, description=t("XOR 混洗", "XOR swizzle"))
+    status = w.HTML()
     out = w.Output()
 
     def redraw(**kw) -> None:
+        wa = tile_access(kw["pad"], kw["dtype"], kw["access"], kw["swizzle"])
+        status.value = f"<b>labsim</b>：{wavefront_caption(wa)}"
         with out:
             out.clear_output(wait=True)
-            fig = explorer_view(**kw)
-            display(fig)
+            display(draw_bank_heatmap(wa, title=describe(**kw)))
 
-    controls = w.VBox([pad, dtype, access, swizzle])
+    controls = w.VBox([pad, dtype, access, swizzle, status])
     w.interactive_output(redraw, {"pad": pad, "dtype": dtype, "access": access, "swizzle": swizzle})
     return w.HBox([controls, out])

@@ -1,0 +1,10 @@
+"""Figure tests: a headless backend; helpers in figref.py (tests run with --import-mode=importlib)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+sys.path.insert(0, os.path.dirname(__file__))  # for figref

@@ -1,0 +1,67 @@
+"""Reading lesson sources in tests without the site builder: cells, divs and prose, line by line."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+LESSON9 = REPO / "lessons" / "lesson09_transpose_tiled.qmd"
+
+
+@dataclass
+class Cell:
+    lang: str
+    options: dict
+    source: str           # without the option lines
+    line: int
+    divs: tuple           # attribute strings of the enclosing divs, outermost first
+
+
+@dataclass
+class Lesson:
+    front: dict
+    cells: list = field(default_factory=list)
+    prose: list = field(default_factory=list)    # (line number, text, enclosing divs) outside code blocks
+    divs: list = field(default_factory=list)     # (line, attrs, depth)
+
+
+def read_lesson(path: Path = LESSON9) -> Lesson:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "---", f"{path}: no front matter"
+    end = lines.index("---", 1)
+    lesson = Lesson(yaml.safe_load("\n".join(lines[1:end])))
+    stack: list[str] = []
+    i = end + 1
+    while i < len(lines):
+        line = lines[i]
+        fence = re.match(r"^(`{3,})\s*(\{(\w+)[^}]*\}|\S*)", line)
+        if fence:
+            close = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == fence.group(1))
+            if fence.group(3):
+                body = lines[i + 1:close]
+                prefix = "%%|" if fence.group(3) == "mermaid" else "#|"
+                k = 0
+                while k < len(body) and body[k].startswith(prefix):
+                    k += 1
+                opts = yaml.safe_load("\n".join(b[len(prefix):] for b in body[:k])) or {}
+                lesson.cells.append(Cell(fence.group(3), opts, "\n".join(body[k:]) + "\n", i + 1, tuple(stack)))
+            i = close + 1
+            continue
+        if re.match(r"^:{3,}\s*\S", line):
+            stack.append(line.strip(": ").strip())
+            lesson.divs.append((i + 1, stack[-1], len(stack)))
+        elif re.match(r"^:{3,}\s*$", line):
+            assert stack, f"{path}:{i + 1}: ':::' closes nothing"
+            stack.pop()
+        else:
+            lesson.prose.append((i + 1, line, tuple(stack)))
+        i += 1
+    assert not stack, f"{path}: unclosed div {stack[-1]}"
+    return lesson
+
+
+def answer_only(divs: tuple) -> bool:
+    return any('when-profile="answer"' in d and "content-visible" in d for d in divs)

@@ -1,0 +1,121 @@
+"""Lesson 9's source: structure the site builder and the grader rely on, and the rules lessons follow."""
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+
+from lessonref import LESSON9, REPO, answer_only, read_lesson
+
+TEMPLATE = REPO / "grading" / "exercises" / "lesson09" / "template.cu"
+TARGET = "%%writefile /tmp/09_transpose_tiled.cu"
+
+
+@pytest.fixture(scope="module")
+def lesson():
+    return read_lesson(LESSON9)
+
+
+def role(lesson, name):
+    return [c for c in lesson.cells if c.options.get("course_role") == name]
+
+
+def test_front_matter_and_hidden_setup(lesson):
+    assert lesson.front["title"].startswith("第 9 课")
+    assert lesson.front["lang"] == "zh"
+    first = lesson.cells[0]
+    assert first.options.get("include") is False
+    assert "figures.setup_lesson()" in first.source
+
+
+def test_one_exercise_one_solution_one_check(lesson):
+    (ex,), (sol,), (chk,) = role(lesson, "exercise"), role(lesson, "solution"), role(lesson, "check")
+    assert ex.source.startswith(TARGET + "\n") and sol.source.startswith(TARGET + "\n")
+    assert "______" in ex.source and "______" not in sol.source
+    assert not answer_only(ex.divs) and not answer_only(chk.divs)
+    assert answer_only(sol.divs), "the solution must sit inside the answer-profile div"
+    assert any("callout-tip" in d for d in sol.divs), "the solution lives in the answer callout"
+    assert 'check("/tmp/09_transpose_tiled.cu")' in chk.source
+    assert "draw_bank_heatmap(report.heatmap" in chk.source
+    assert ex.line < chk.line < sol.line
+
+
+def test_exercise_is_the_graders_template(lesson):
+    if not TEMPLATE.is_file():
+        pytest.skip("grading/exercises/lesson09/template.cu not in this checkout yet")
+    template = TEMPLATE.read_text(encoding="utf-8")
+    (ex,), (sol,) = role(lesson, "exercise"), role(lesson, "solution")
+    body = ex.source[len(TARGET) + 1:]
+    assert body.strip() == template.strip()
+    # the solution is the template with the blank filled (its TODO comment dropped)
+    filled = re.sub(r"______\];\s*//[^\n]*", "TILE_DIM + 1];", template)
+    assert sol.source[len(TARGET) + 1:].strip() == filled.strip()
+
+
+def test_figures_have_labels_captions_and_alt_text(lesson):
+    figs = [c for c in lesson.cells if str(c.options.get("label", "")).startswith("fig-")]
+    labels = {c.options["label"] for c in figs}
+    assert {"fig-sector-map", "fig-flow", "fig-bank-heatmap", "fig-explorer-grid"} <= labels
+    for c in figs:
+        assert c.options.get("fig-cap") and c.options.get("fig-alt"), c.options["label"]
+    (flow,) = [c for c in figs if c.lang == "mermaid"]
+    assert flow.source.lstrip().startswith("flowchart")
+    text = LESSON9.read_text(encoding="utf-8")
+    for label in labels:
+        assert f"@{label}" in text, f"{label} is never referred to"
+
+
+def test_cells_call_library_functions_only(lesson):
+    """A cell calls one to three functions of labsim/figures/grading; no simulator logic in the notebook."""
+    for c in lesson.cells:
+        if c.lang != "python" or c.source.startswith("%%"):
+            continue
+        tree = ast.parse(c.source)
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+        assert len(calls) <= 3, f"line {c.line}: {len(calls)} calls"
+        banned = (ast.FunctionDef, ast.ClassDef, ast.For, ast.While, ast.Lambda, ast.ListComp)
+        assert not [n for n in ast.walk(tree) if isinstance(n, banned)], f"line {c.line}: logic in a cell"
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+                assert all(m.split(".")[0] in {"figures", "labsim", "grading"} for m in mods), mods
+
+
+def test_no_downloads_or_installs():
+    text = LESSON9.read_text(encoding="utf-8")
+    assert not re.search(r"^\s*[!%]\s*(pip|wget|curl|conda|apt)", text, re.M)
+
+
+def test_answer_cells_the_grader_extracts(lesson):
+    """Headings Q1-Q3 and the implementation note, each followed by the '你的答案' marker, on both branches."""
+    prose = [(ln, t) for ln, t, divs in lesson.prose if not answer_only(divs)]
+    for heading in ("### 解释你的实现", "### Q1", "### Q2", "### Q3"):
+        (start,) = [i for i, (_, t) in enumerate(prose) if t.strip() == heading]
+        nxt = next((i for i in range(start + 1, len(prose)) if prose[i][1].startswith("#")), len(prose))
+        assert any("**你的答案：**" in t for _, t in prose[start:nxt]), heading
+
+
+def test_hints_open_one_level_at_a_time(lesson):
+    hints = [(line, attrs, depth) for line, attrs, depth in lesson.divs if "级提示" in attrs]
+    assert [a.split("title=")[1].split("：")[0].strip('"') for _, a, _ in hints] == \
+        ["第 1 级提示", "第 2 级提示", "第 3 级提示", "第 4 级提示"]
+    depths = [d for _, _, d in hints]
+    assert depths == list(range(depths[0], depths[0] + 4)), "each level nests inside the previous one"
+    assert all('collapse="true"' in a for _, a, _ in hints)
+
+
+def test_answer_text_stays_on_the_answer_branch(lesson):
+    for ln, text, divs in lesson.prose:
+        if "TILE_DIM + 1" in text or "参考答案" in text and text.startswith("#"):
+            assert answer_only(divs), f"line {ln}: answer text outside the answer-profile div"
+    callouts = [(ln, a) for ln, a, _ in lesson.divs if "callout-tip" in a]
+    assert callouts
+    for ln, _ in callouts:
+        enclosing = [a for l2, a, d in lesson.divs if l2 < ln and 'when-profile="answer"' in a]
+        assert enclosing, f"line {ln}: answer callout not inside an answer-profile div"
+
+
+def test_previous_and_next_links():
+    text = LESSON9.read_text(encoding="utf-8")
+    assert "(lesson08_transpose_naive.qmd)" in text and "(lesson10_gemm_tiled.qmd)" in text
