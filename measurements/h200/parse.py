@@ -28,6 +28,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 _NAME_COLUMNS = ("Kernel Name", "Function Name", "Name")
 _METRIC = re.compile(r"^[a-z0-9]+__\w+(\.\w+)*$")  # e.g. l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+# The raw page also carries device__attribute_*, launch__*, nvlink__*... (strings among them). Kept per kernel:
+# the counters' .sum rollups. Launch facts a simulator needs go to provenance.launches.
+DEFAULT_KEEP = r"^(l1tex|smsp|sm|lts|dram)__\w+\.sum$"
+_LAUNCH_FACTS = ("launch__registers_per_thread", "launch__shared_mem_per_block_static", "launch__thread_count")
 
 
 class NcuCsvError(ValueError):
@@ -43,6 +47,7 @@ class Launch:
     grid: str
     block: str
     metrics: dict[str, int | float | None] = field(default_factory=dict)
+    facts: dict[str, int | float | str | None] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"Launch(id={self.id}, name={self.name!r}, grid={self.grid!r}, block={self.block!r}, {len(self.metrics)} metrics)"
@@ -78,8 +83,11 @@ def parse_value(text: str) -> int | float | None:
     return int(v) if v.is_integer() else v
 
 
-def parse_ncu_csv(text: str, source: str = "<csv>") -> tuple[list[Launch], dict[str, str]]:
-    """Launches of one raw-page CSV, and the unit of each metric (from the units row, if any)."""
+def parse_ncu_csv(
+    text: str, source: str = "<csv>", keep: str = DEFAULT_KEEP
+) -> tuple[list[Launch], dict[str, str]]:
+    """Launches of one raw-page CSV (metrics whose name matches `keep`), and each kept metric's unit."""
+    keep_re = re.compile(keep)
     rows = list(csv.reader(io.StringIO(text)))
     header_at = next((i for i, r in enumerate(rows) if r and r[0].strip().strip('"') == "ID"), None)
     if header_at is None:
@@ -88,9 +96,9 @@ def parse_ncu_csv(text: str, source: str = "<csv>") -> tuple[list[Launch], dict[
     name_col = next((header.index(c) for c in _NAME_COLUMNS if c in header), None)
     if name_col is None:
         raise NcuCsvError(f"{source}, line {header_at + 1}: header has none of the columns {_NAME_COLUMNS}")
-    metric_cols = [i for i, h in enumerate(header) if _METRIC.match(h)]
+    metric_cols = [i for i, h in enumerate(header) if _METRIC.match(h) and keep_re.search(h)]
     if not metric_cols:
-        raise NcuCsvError(f"{source}, line {header_at + 1}: header has no metric columns (names like a__b.sum)")
+        raise NcuCsvError(f"{source}, line {header_at + 1}: no metric column matches {keep!r}")
     col = {h: i for i, h in enumerate(header)}
     units: dict[str, str] = {}
     launches: list[Launch] = []
@@ -113,6 +121,12 @@ def parse_ncu_csv(text: str, source: str = "<csv>") -> tuple[list[Launch], dict[
             grid=row[col["Grid Size"]].strip() if "Grid Size" in col else "",
             block=row[col["Block Size"]].strip() if "Block Size" in col else "",
         )
+        for fact in _LAUNCH_FACTS:
+            if fact in col:
+                try:
+                    launch.facts[fact] = parse_value(row[col[fact]])
+                except ValueError:
+                    launch.facts[fact] = row[col[fact]].strip()
         for i in metric_cols:
             try:
                 launch.metrics[header[i]] = parse_value(row[i])
@@ -146,7 +160,15 @@ def parse_versions(text: str) -> dict[str, str]:
     return info
 
 
-def build_results(csv_paths: list[Path], versions_path: Path | None) -> dict:
+def _display_path(path: Path) -> str:
+    """Repo-relative where possible, so results.json does not depend on where the repo lives."""
+    try:
+        return str(path.resolve().relative_to(HERE.parents[1]))
+    except ValueError:
+        return str(path)
+
+
+def build_results(csv_paths: list[Path], versions_path: Path | None, keep: str = DEFAULT_KEEP) -> dict:
     """Merge the CSVs per kernel (launch order of the first CSV) and attach provenance."""
     results: dict[str, dict] = {}
     launches_info: dict[str, dict] = {}
@@ -156,17 +178,18 @@ def build_results(csv_paths: list[Path], versions_path: Path | None) -> dict:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise NcuCsvError(f"{path}: cannot read ({exc.strerror})") from exc
-        launches, u = parse_ncu_csv(text, str(path))
+        launches, u = parse_ncu_csv(text, str(path), keep)
         units.update(u)
         seen: dict[str, int] = {}
         for launch in launches:
             seen[launch.name] = seen.get(launch.name, 0) + 1
             key = launch.name if seen[launch.name] == 1 else f"{launch.name}#{seen[launch.name]}"
             results.setdefault(key, {}).update(launch.metrics)
-            launches_info.setdefault(key, {"id": launch.id, "grid": launch.grid, "block": launch.block})
+            info = launches_info.setdefault(key, {"id": launch.id, "grid": launch.grid, "block": launch.block})
+            info.update(launch.facts)
     provenance: dict = {
         "what": "Nsight Compute counters of measurements/h200/microbench.cu, one entry per kernel launch",
-        "sources": [str(p) for p in csv_paths],
+        "sources": [_display_path(p) for p in csv_paths],
         "units": units,
         "launches": launches_info,
     }
@@ -214,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--versions", type=Path, help="run.sh's versions.txt; default raw/versions.txt if present")
     ap.add_argument("-o", "--output", type=Path, default=HERE / "results.json")
     ap.add_argument("--summary", action="store_true", help="print a per-kernel table of the main counters")
+    ap.add_argument("--keep", default=DEFAULT_KEEP, help=f"regex of metric columns kept (default {DEFAULT_KEEP})")
     args = ap.parse_args(argv)
     csvs = args.csv or [p for p in (HERE / "raw" / "ncu_main.csv", HERE / "raw" / "ncu_extra.csv") if p.exists()]
     if not csvs:
@@ -223,13 +247,13 @@ def main(argv: list[str] | None = None) -> int:
     if versions is None and (HERE / "raw" / "versions.txt").exists():
         versions = HERE / "raw" / "versions.txt"
     try:
-        results = build_results(csvs, versions)
+        results = build_results(csvs, versions, args.keep)
     except NcuCsvError as exc:
         print(f"parse.py: {exc}", file=sys.stderr)
         return 2
     args.output.write_text(json.dumps(results, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     n = len(results) - 1
-    print(f"parse.py: {n} kernels from {', '.join(map(str, csvs))} -> {args.output}")
+    print(f"parse.py: {n} kernels from {', '.join(map(_display_path, csvs))} -> {_display_path(args.output)}")
     if args.summary:
         print(_summary(results))
     return 0

@@ -188,7 +188,9 @@ main() {
             echo "##### compute-sanitizer --tool memcheck microbench"
             timeout 60 compute-sanitizer --tool memcheck "$BUILD/microbench" | tail -5; echo "exit: ${PIPESTATUS[0]}"
             echo "##### compute-sanitizer --tool racecheck microbench"
-            timeout 90 compute-sanitizer --tool racecheck "$BUILD/microbench" | tail -5; echo "exit: ${PIPESTATUS[0]}"
+            # Whole report, less the program's own launch/check lines, so a hazard names its kernel.
+            timeout 90 compute-sanitizer --tool racecheck --print-limit 1000 "$BUILD/microbench" \
+                | grep -vE '^(launch|check|buffer|c_rand|device:)'; echo "exit: ${PIPESTATUS[0]}"
         } >> "$OUT/sanitizer.txt" 2>&1
         tail -14 "$OUT/sanitizer.txt"
     fi
