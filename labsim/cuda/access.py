@@ -1,0 +1,148 @@
+"""Memory lvalues: every global and shared access goes through the engine, named by the student's line and array.
+
+A pointer (``runtime.Ptr``) is a buffer plus a byte offset. When the offset is a whole number of elements of
+the buffer's own type the engine gets an element index (its messages then speak in elements); otherwise, or
+when the element type differs (``reinterpret_cast<float4*>``), it gets a byte offset and ``view=`` the C type,
+so alignment faults and 8/16-byte counting are the engine's.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import OutOfBoundsError
+from .ctype import CType
+from .runtime import masked, pack, unpack
+from .symbols import E, LV
+
+MAX_LOCAL_ELEMENTS = 1024
+
+
+def mem_dtype(t: CType) -> np.dtype:
+    return t.vdtype if t.kind == "vec" else t.dtype
+
+
+def _offset(p, i, size: int, dt: np.dtype):
+    """(element index, None) when the access lines up with the buffer's elements, else (byte offset, view)."""
+    if p.buf.dtype == dt:
+        if type(p.boff) is int:
+            if p.boff == 0:
+                return i, None
+            if p.boff % size == 0:
+                return i + p.boff // size, None
+        elif not np.any(p.boff % size):
+            return np.asarray(i, dtype=np.int64) + p.boff // size, None
+    return np.asarray(i, dtype=np.int64) * size + p.boff, dt
+
+
+def mem_get(c, p, i, t: CType, line: int, name: str):
+    dt = mem_dtype(t)
+    idx, view = _offset(p, i, t.size, dt)
+    if p.space == "global":
+        v = c.blk.load(p.buf, idx, line=line, name=name, view=view)
+    else:
+        v = c.blk.sload(p.buf, idx, line=line, name=name, view=view)
+    return unpack(v, dt) if t.kind == "vec" else v
+
+
+def mem_put(c, p, i, t: CType, v, line: int, name: str) -> None:
+    dt = mem_dtype(t)
+    idx, view = _offset(p, i, t.size, dt)
+    if t.kind == "vec":
+        v = pack(v, dt, c.n)
+    if p.space == "global":
+        c.blk.store(p.buf, idx, v, line=line, name=name, view=view)
+    else:
+        c.blk.sstore(p.buf, idx, v, line=line, name=name, view=view)
+
+
+def element_lv(comp, pe: E, ie: E, node, name: str) -> LV:
+    """``p[i]`` for a pointer (or decayed shared array) ``pe`` and an int64 index ``ie``."""
+    t = pe.t.elem
+    if t.kind == "void":
+        comp_err = comp.err(node, "cannot dereference a void pointer")
+        raise comp_err
+    if comp.mode == "host":
+        raise comp.err(node, f"host code cannot read or write device memory ('{name}' lives on the GPU); "
+                       "do this in a kernel")
+    line = comp.line(node)
+    P, I = pe.ev, ie.ev
+    size = t.size
+
+    def locate(c):
+        return P(c), I(c)
+
+    def get(c, loc):
+        return mem_get(c, loc[0], loc[1], t, line, name)
+
+    def put(c, loc, v):
+        mem_put(c, loc[0], loc[1], t, v, line, name)
+
+    def addr(c, loc):
+        return loc[0].moved(loc[1] * size)
+    return LV(t, locate, get, put, addr, name, pe.t.const, "mem", line, pe.t.space)
+
+
+def shared_scalar_lv(comp, sym, node) -> LV:
+    """``__shared__ float total;``: a one-element shared array."""
+    from .ctype import pointer_to
+    from .runtime import Ptr
+    k, nm = sym.slot, sym.name
+    pe = E(pointer_to(sym.t, space="shared"), lambda c: Ptr(c.v[k], 0, nm, "shared"))
+    zero = E(comp_ll(), lambda c: 0, k=np.int64(0))
+    return element_lv(comp, pe, zero, node, sym.name)
+
+
+def comp_ll():
+    from .ctype import LLONG
+    return LLONG
+
+
+def local_array_lv(comp, sym, idx_es: list[E], node) -> LV:
+    """An element of a per-thread array (registers / local memory: not counted as memory traffic)."""
+    flat = comp.flat_index(idx_es, sym.dims)
+    size = int(np.prod(sym.dims, dtype=np.int64))
+    slot, t, name = sym.slot, sym.t, sym.name
+    F = flat.ev
+    line, col = comp.loc(node)
+    vec = t.kind == "vec"
+
+    def locate(c):
+        i = F(c)
+        bad = (i < 0) | (i >= size)
+        if np.any(bad):
+            bad = np.broadcast_to(bad, c.act.shape) & c.act
+            if bad.any():
+                lane = int(np.argmax(bad))
+                ii = int(np.broadcast_to(i, c.act.shape)[lane])
+                raise OutOfBoundsError(f"out-of-bounds access to per-thread array {name}[{ii}], which has {size} "
+                                       "elements", line=line, col=col, array=name, index=ii, file=comp.file)
+            i = np.clip(i, 0, size - 1)
+        return i
+
+    def rows(c):
+        r = c.coords.get("rows")
+        if r is None:
+            r = c.coords["rows"] = np.arange(c.n)
+        return r
+
+    def get(c, i):
+        arr = c.v[slot]
+        v = arr[:, i] if np.ndim(i) == 0 else arr[rows(c), i]
+        return unpack(v, t.vdtype) if vec else v
+
+    def put(c, i, v):
+        arr = c.v[slot]
+        if vec:
+            v = pack(v, t.vdtype, c.n)
+        if c.full and np.ndim(i) == 0:
+            arr[:, i] = v
+            return
+        act = c.act
+        v = np.broadcast_to(v, (c.n,))
+        ii = np.broadcast_to(i, (c.n,))
+        arr[rows(c)[act], ii[act]] = v[act]
+    return LV(t, locate, get, put, None, name, False, "local", line)
+
+
+__all__ = ["mem_get", "mem_put", "element_lv", "local_array_lv", "shared_scalar_lv", "mem_dtype", "masked",
+           "MAX_LOCAL_ELEMENTS"]

@@ -1,0 +1,444 @@
+"""Compile a parsed translation unit into closures: declarations, types, scopes, functions, inlining.
+
+Expressions live in ``expr.py``, statements in ``stmt.py``, built-in functions in ``builtins.py``; this module
+holds what they share (scopes, slots, diagnostics) and walks the top level.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import ctype as ct
+from .builtins import CallMixin
+from .ctype import CType
+from .errors import CudaCompileError, CudaSyntaxError, CudaUnsupportedError
+from .expr import ExprMixin
+from .preprocess import Preprocessed
+from .stmt import StmtMixin
+from .symbols import ArraySym, FuncDef, FunctionCode, Sym
+
+AUTO = CType("auto", "auto")
+MAX_INLINE_DEPTH = 24
+MAX_NODES = 200_000          # compiled AST nodes per program (inlining can multiply a small source)
+
+# node types outside the subset, with the name a student would recognise
+UNSUPPORTED = {
+    "gnu_asm_expression": "inline asm", "asm_statement": "inline asm", "ms_based_modifier": "inline asm",
+    "new_expression": "new (dynamic allocation)", "delete_expression": "delete (dynamic allocation)",
+    "lambda_expression": "lambda expressions", "template_declaration": "templates",
+    "template_instantiation": "templates", "goto_statement": "goto", "labeled_statement": "labels and goto",
+    "switch_statement": "switch statements", "case_statement": "switch statements",
+    "struct_specifier": "struct types", "class_specifier": "classes", "union_specifier": "unions",
+    "enum_specifier": "enums", "try_statement": "exceptions", "throw_statement": "exceptions",
+    "this": "this", "nullptr": "null pointers", "null": "null pointers", "type_definition": "typedef",
+    "alias_declaration": "type aliases (using X = ...)", "for_range_loop": "range-based for loops",
+    "co_await_expression": "coroutines", "co_return_statement": "coroutines", "co_yield_statement": "coroutines",
+    "concatenated_string": "string literals", "string_literal": "string literals (printf and friends)",
+    "raw_string_literal": "string literals", "compound_literal_expression": "compound literals",
+    "reference_declarator": "references (T&)", "abstract_reference_declarator": "references (T&)",
+    "operator_name": "operator overloading", "destructor_name": "classes", "fold_expression": "templates",
+    "requires_expression": "templates", "user_defined_literal": "user-defined literals",
+    "seh_try_statement": "exceptions", "offsetof_expression": "offsetof", "gnu_asm_qualifier": "inline asm",
+    "template_type": "templates", "dependent_type": "templates", "decltype": "decltype",
+}
+
+
+@dataclass
+class FnState:
+    """The function being compiled (an entry function, or a device function being inlined)."""
+
+    fd: FuncDef
+    entry: bool
+    ret: CType
+    ret_slot: int = -1
+    ret_jm: int = -1
+    tail: object = None       # the return statement in tail position (needs no mask bookkeeping)
+
+
+@dataclass
+class LoopState:
+    brk: int = -1
+    cont: int = -1
+
+
+class Compiler(StmtMixin, ExprMixin, CallMixin):
+    """One compiler per program: ``Compiler(pp, tree, file).run()`` -> (kernels, host functions, funcs)."""
+
+    def __init__(self, pp: Preprocessed, root, filename: str) -> None:
+        self.pp = pp
+        self.file = filename
+        self.root = root
+        self.exp_lines = pp.text.split("\n")
+        self.globals: dict[str, Sym] = {}
+        self.funcs: dict[str, FuncDef] = {}
+        self.nodes = 0
+        self._reset("device")
+
+    def __repr__(self) -> str:
+        return f"Compiler({self.file!r}, {len(self.funcs)} functions)"
+
+    def _reset(self, mode: str) -> None:
+        self.mode = mode
+        self.scopes: list[dict[str, Sym]] = []
+        self.nslots = 0
+        self.njm = 0
+        self.shared = []
+        self.shared_keys: dict = {}
+        self.coords: dict[str, int] = {}
+        self.fn: FnState | None = None
+        self.loops: list[LoopState] = []
+        self.inline_stack: list[str] = []
+
+    # ---- diagnostics ---------------------------------------------------------------------------------------
+    def loc(self, node) -> tuple[int, int]:
+        row, bcol = node.start_point
+        text = self.exp_lines[row] if row < len(self.exp_lines) else ""
+        col = len(text.encode("utf-8")[:bcol].decode("utf-8", "ignore")) + 1
+        return self.pp.position(row + 1, col)
+
+    def line(self, node) -> int:
+        return self.loc(node)[0]
+
+    def err(self, node, msg: str, cls=CudaCompileError) -> Exception:
+        line, col = self.loc(node)
+        return cls(msg, file=self.file, line=line, col=col, source=self.pp.line_text(line))
+
+    def unsupported(self, node, what: str) -> Exception:
+        return self.err(node, f"{what} {'are' if what.endswith('s') and not what.endswith('ss') else 'is'} not "
+                        "supported by labsim", CudaUnsupportedError)
+
+    def count(self, node) -> None:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise self.err(node, f"program too large for labsim (over {MAX_NODES} AST nodes after inlining "
+                           "device functions)", CudaUnsupportedError)
+
+    @staticmethod
+    def text(node) -> str:
+        return node.text.decode("utf-8")
+
+    # ---- scopes and slots ----------------------------------------------------------------------------------
+    def new_slot(self) -> int:
+        self.nslots += 1
+        return self.nslots - 1
+
+    def new_jm(self) -> int:
+        self.njm += 1
+        return self.njm - 1
+
+    def lookup(self, name: str) -> Sym | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return self.globals.get(name)
+
+    def declare(self, node, sym: Sym) -> None:
+        scope = self.scopes[-1] if self.scopes else self.globals
+        if sym.name in scope and scope is not self.globals:
+            raise self.err(node, f"redefinition of '{sym.name}'")
+        scope[sym.name] = sym
+
+    # ---- types ---------------------------------------------------------------------------------------------
+    def quals_of(self, node) -> set[str]:
+        quals: set[str] = set()
+        for ch in node.children:
+            if ch.type in ("type_qualifier", "storage_class_specifier", "virtual", "explicit_function_specifier"):
+                quals.add(" ".join(self.text(ch).split()))
+            elif not ch.is_named and ch.type.startswith("__"):
+                quals.add(ch.type)
+            elif ch.type == "attribute_specifier" or ch.type == "attribute_declaration":
+                continue
+        return quals
+
+    def base_type(self, tnode) -> CType:
+        if tnode is None:
+            raise CudaSyntaxError("missing type")
+        kind = tnode.type
+        if kind in UNSUPPORTED:
+            raise self.unsupported(tnode, UNSUPPORTED[kind])
+        if kind == "placeholder_type_specifier":
+            return AUTO
+        text = " ".join(self.text(tnode).split())
+        if kind == "qualified_identifier":
+            text = text.replace(" ", "")
+            for prefix in ("::", "std::", "cuda::std::"):
+                if text.startswith(prefix):
+                    text = text[len(prefix):]
+        if kind == "sized_type_specifier":
+            words = text.split()
+            order = {"signed": 0, "unsigned": 0, "short": 1, "long": 1, "char": 2, "int": 3, "double": 3}
+            text = " ".join(sorted(words, key=lambda w: order.get(w, 4)))
+        t = ct.SCALARS.get(text)
+        if t is None:
+            if text in ("float3", "int3", "uint3", "double3", "char4", "uchar4", "short2", "__half2", "half2",
+                        "longlong2", "double4", "float1"):
+                raise self.err(tnode, f"vector type {text} is not supported by labsim (use float2, float4, int2, "
+                               "int4, uint2, uint4 or double2)", CudaUnsupportedError)
+            if text in ("__nv_bfloat16", "nv_bfloat16", "long double", "wchar_t", "char16_t", "char32_t"):
+                raise self.err(tnode, f"type {text} is not supported by labsim", CudaUnsupportedError)
+            raise self.err(tnode, f"unknown type name '{text}'")
+        return t
+
+    def unwrap_declarator(self, node, t: CType, quals: set[str]):
+        """Peel a declarator: returns (name, name node, type, array dim nodes, initializer, var is const)."""
+        dims: list = []
+        init = None
+        var_const = False
+        while True:
+            kind = node.type
+            if kind == "init_declarator":
+                init = node.child_by_field_name("value")
+                node = node.child_by_field_name("declarator")
+            elif kind == "pointer_declarator":
+                if t.kind == "ptr":
+                    raise self.unsupported(node, "pointers to pointers")
+                if dims:
+                    raise self.unsupported(node, "arrays of pointers")
+                for ch in node.children:
+                    if ch.type == "type_qualifier" and self.text(ch) == "const":
+                        var_const = True
+                t = ct.pointer_to(t, const="const" in quals)
+                node = node.child_by_field_name("declarator")
+            elif kind == "array_declarator":
+                dims.append(node.child_by_field_name("size"))
+                node = node.child_by_field_name("declarator")
+            elif kind in ("identifier", "field_identifier", "qualified_identifier"):
+                dims.reverse()
+                const = var_const or (t.kind != "ptr" and bool({"const", "constexpr"} & quals))
+                return self.text(node), node, t, dims, init, const
+            elif kind in ("function_declarator", "abstract_function_declarator"):
+                inner = node.child_by_field_name("declarator")
+                if inner is not None and inner.type == "parenthesized_declarator":
+                    raise self.unsupported(node, "function pointers")
+                raise self.err(node, "a function cannot be declared here")
+            elif kind == "parenthesized_declarator":
+                if any(ch.type in ("pointer_declarator", "function_declarator") for ch in node.named_children):
+                    raise self.unsupported(node, "function pointers")
+                node = node.named_children[0]
+            elif kind in UNSUPPORTED:
+                raise self.unsupported(node, UNSUPPORTED[kind])
+            else:
+                raise self.err(node, f"unexpected declarator ({kind})", CudaSyntaxError)
+
+    def type_descriptor(self, node) -> CType:
+        """A type written in a cast or sizeof: ``float``, ``const float4*``."""
+        quals = self.quals_of(node)
+        t = self.base_type(node.child_by_field_name("type"))
+        d = node.child_by_field_name("declarator")
+        while d is not None:
+            if d.type == "abstract_pointer_declarator":
+                if t.kind == "ptr":
+                    raise self.unsupported(d, "pointers to pointers")
+                t = ct.pointer_to(t, const="const" in quals)
+                d = d.child_by_field_name("declarator")
+            elif d.type in UNSUPPORTED:
+                raise self.unsupported(d, UNSUPPORTED[d.type])
+            elif d.type == "abstract_function_declarator":
+                raise self.unsupported(d, "function pointers")
+            else:
+                raise self.unsupported(d, f"the type {self.text(node)}")
+        return t
+
+    def const_int(self, node, what: str) -> int:
+        e = self.expr(node)
+        if e.k is None or not e.t.is_integer:
+            raise self.err(node, f"{what} is not an integral constant expression")
+        return int(e.k)
+
+    # ---- top level -----------------------------------------------------------------------------------------
+    def run(self) -> tuple[dict[str, FunctionCode], dict[str, FunctionCode], dict[str, FuncDef]]:
+        self.collect(self.root, "")
+        kernels, hosts = {}, {}
+        for name, fd in self.funcs.items():
+            if "::" in name and fd.name in self.funcs and self.funcs[fd.name] is fd:
+                continue
+            if fd.body is None:
+                continue
+            if fd.is_kernel:
+                kernels[fd.name] = self.compile_entry(fd, "device")
+            elif fd.is_device and not fd.is_host:
+                self.compile_entry(fd, "device")        # check it now, as a compiler would
+            else:
+                hosts[fd.name] = self.compile_entry(fd, "host")
+        return kernels, hosts, self.funcs
+
+    def collect(self, node, prefix: str) -> None:
+        for ch in node.named_children:
+            kind = ch.type
+            if kind == "comment":
+                continue
+            if kind == "function_definition":
+                self.add_function(ch, prefix)
+            elif kind == "declaration":
+                self.global_declaration(ch, prefix)
+            elif kind == "namespace_definition":
+                name = ch.child_by_field_name("name")
+                body = ch.child_by_field_name("body")
+                self.collect(body, prefix + (self.text(name) + "::" if name is not None else ""))
+            elif kind == "linkage_specification":
+                body = ch.child_by_field_name("body")
+                if body.type == "declaration_list":
+                    self.collect(body, prefix)
+                elif body.type == "function_definition":
+                    self.add_function(body, prefix)
+                else:
+                    self.global_declaration(body, prefix)
+            elif kind == "using_declaration":
+                if "namespace" not in self.text(ch):
+                    raise self.unsupported(ch, "using-declarations")
+            elif kind == "static_assert_declaration":
+                self.static_assert(ch)
+            elif kind in UNSUPPORTED:
+                raise self.unsupported(ch, UNSUPPORTED[kind])
+            elif kind == "expression_statement" and not ch.named_children:
+                continue
+            else:
+                raise self.err(ch, f"expected a declaration or function definition, found {kind.replace('_', ' ')}",
+                               CudaSyntaxError)
+
+    def static_assert(self, node) -> None:
+        cond = node.child_by_field_name("condition")
+        if self.const_int(cond, "static_assert condition") == 0:
+            msg = node.child_by_field_name("message")
+            raise self.err(node, "static assertion failed" + (f": {self.text(msg)}" if msg is not None else ""))
+
+    def add_function(self, node, prefix: str) -> None:
+        quals = self.quals_of(node)
+        ret = self.base_type(node.child_by_field_name("type"))
+        d = node.child_by_field_name("declarator")
+        while d.type == "pointer_declarator":
+            ret = ct.pointer_to(ret)
+            d = d.child_by_field_name("declarator")
+        if d.type == "reference_declarator":
+            raise self.unsupported(d, "references (T&)")
+        if d.type != "function_declarator":
+            raise self.err(d, "expected a function declarator", CudaSyntaxError)
+        name_node = d.child_by_field_name("declarator")
+        if name_node.type not in ("identifier", "qualified_identifier"):
+            if name_node.type in UNSUPPORTED:
+                raise self.unsupported(name_node, UNSUPPORTED[name_node.type])
+            raise self.unsupported(name_node, "this kind of function declarator")
+        name = self.text(name_node)
+        if "__global__" in quals and ret is not ct.VOID:
+            raise self.err(node, f"a __global__ function must return void ('{name}' returns {ret})")
+        params = self.parameters(d.child_by_field_name("parameters"))
+        fd = FuncDef(name, frozenset(quals), ret, params, node.child_by_field_name("body"), node)
+        for key in (name, prefix + name):
+            old = self.funcs.get(key)
+            if old is not None and old.body is not None and fd.body is not None and old is not fd:
+                raise self.err(name_node, f"redefinition of '{name}' (overloading is not supported by labsim)")
+            self.funcs[key] = fd
+
+    def parameters(self, plist) -> list[tuple[str, CType, object]]:
+        out = []
+        for p in plist.named_children:
+            if p.type == "comment":
+                continue
+            if p.type == "variadic_parameter":
+                raise self.unsupported(p, "variadic functions")
+            if p.type != "parameter_declaration":
+                if p.type in UNSUPPORTED:
+                    raise self.unsupported(p, UNSUPPORTED[p.type])
+                raise self.unsupported(p, "this kind of parameter")
+            quals = self.quals_of(p)
+            t = self.base_type(p.child_by_field_name("type"))
+            d = p.child_by_field_name("declarator")
+            if d is None:
+                if t is ct.VOID:
+                    continue
+                out.append(("", t, p))
+                continue
+            name, nnode, t, dims, _, const = self.unwrap_declarator(d, t, quals)
+            if dims:  # float a[] as a parameter is a pointer
+                if len(dims) > 1:
+                    raise self.unsupported(p, "multi-dimensional array parameters")
+                t = ct.pointer_to(t, const="const" in quals)
+            out.append((name, t, p))
+        return out
+
+    def global_declaration(self, node, prefix: str) -> None:
+        quals = self.quals_of(node)
+        for bad, what in (("__constant__", "__constant__ memory"), ("__device__", "global __device__ variables"),
+                          ("__managed__", "__managed__ memory"), ("__shared__", "__shared__ variables at file scope")):
+            if bad in quals:
+                raise self.unsupported(node, what)
+        tnode = node.child_by_field_name("type")
+        t = self.base_type(tnode)
+        for d in node.children_by_field_name("declarator"):
+            if d.type == "function_declarator" or (d.type == "pointer_declarator" and self._is_fn_decl(d)):
+                self.prototype(node, quals, t, d, prefix)
+                continue
+            name, nnode, vt, dims, init, const = self.unwrap_declarator(d, t, quals)
+            if dims:
+                raise self.unsupported(d, "arrays at file scope (pass them as kernel arguments)")
+            if not const or init is None:
+                raise self.unsupported(d, "global variables (only const/constexpr scalars at file scope)")
+            if vt.kind not in ("int", "float", "bool"):
+                raise self.unsupported(d, f"file-scope constants of type {vt}")
+            e = self.expr(init)
+            if e.k is None:
+                raise self.err(init, f"initializer of '{name}' is not a constant expression")
+            value = ct.convert(e.k, e.t, vt) if e.t.is_arith else None
+            sym = Sym(name, "const", vt, value=value, const=True, node=nnode)
+            self.globals[name] = sym
+            self.globals[prefix + name] = sym
+
+    def _is_fn_decl(self, d) -> bool:
+        while d.type == "pointer_declarator":
+            d = d.child_by_field_name("declarator")
+        return d.type == "function_declarator"
+
+    def prototype(self, node, quals, t, d, prefix) -> None:
+        while d.type == "pointer_declarator":
+            t = ct.pointer_to(t)
+            d = d.child_by_field_name("declarator")
+        inner = d.child_by_field_name("declarator")
+        if inner.type == "parenthesized_declarator":
+            raise self.unsupported(d, "function pointers")
+        name = self.text(inner)
+        params = self.parameters(d.child_by_field_name("parameters"))
+        fd = FuncDef(name, frozenset(quals), t, params, None, node)
+        for key in (name, prefix + name):
+            self.funcs.setdefault(key, fd)
+
+    def resolve_function(self, name: str) -> FuncDef | None:
+        fd = self.funcs.get(name)
+        if fd is not None and fd.body is None:  # a prototype: find the definition by its plain name
+            fd = next((f for f in self.funcs.values() if f.name == fd.name and f.body is not None), fd)
+        return fd
+
+    # ---- functions -----------------------------------------------------------------------------------------
+    def compile_entry(self, fd: FuncDef, mode: str) -> FunctionCode:
+        """Compile a kernel, a host function, or (for checking) a device function as an entry point."""
+        self._reset(mode)
+        self.inline_stack = [fd.name]
+        scope: dict[str, Sym] = {}
+        slots = []
+        for name, t, pnode in fd.params:
+            s = self.new_slot()
+            slots.append(s)
+            if name:
+                scope[name] = Sym(name, "var", t, s, node=pnode)
+        self.scopes = [scope]
+        self.fn = FnState(fd, entry=True, ret=fd.ret)
+        if not fd.is_kernel and fd.ret is not ct.VOID:
+            self.fn.ret_slot = self.new_slot()
+        body, _ = self.compile_function_body(fd.body)
+        kind = "kernel" if mode == "device" else "host"
+        return FunctionCode(fd.name, kind, [(n, t) for n, t, _ in fd.params], slots, body, self.nslots, self.njm,
+                            list(self.shared), sorted((s, k) for k, s in self.coords.items()), self.line(fd.node))
+
+    def coord_slot(self, key: str) -> int:
+        """Slot holding a thread-coordinate array (threadIdx.x -> 'tx', ...), filled at kernel entry."""
+        s = self.coords.get(key)
+        if s is None:
+            s = self.coords[key] = self.new_slot()
+        return s
+
+
+def dims_size(dims: tuple[int, ...]) -> int:
+    return int(np.prod(dims, dtype=np.int64)) if dims else 1
+
+
+__all__ = ["Compiler", "AUTO", "UNSUPPORTED", "FnState", "LoopState", "ArraySym", "dims_size"]

@@ -1,0 +1,604 @@
+"""Expressions: each AST node becomes one closure over whole thread sets, typed when compiled."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import ctype as ct
+from .ctype import CType
+from .errors import CudaCompileError, CudaRuntimeError, CudaUnsupportedError
+from .access import element_lv, local_array_lv, shared_scalar_lv
+from .runtime import Ptr, masked, select
+from .symbols import E, LV, ArraySym
+
+COORDS = {"threadIdx": ("tx", "ty", "tz"), "blockIdx": ("bx", "by", "bz"),
+          "blockDim": ("bdx", "bdy", "bdz"), "gridDim": ("gdx", "gdy", "gdz")}
+ASSIGN_OPS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+
+
+def const_e(value, t: CType) -> E:
+    return E(t, lambda c, v=value: v, k=value)
+
+
+def is_scalar(v) -> bool:
+    return not isinstance(v, np.ndarray) or v.ndim == 0
+
+
+class ExprMixin:
+    """Compiles expression nodes (mixed into ``Compiler``)."""
+
+    def expr(self, node) -> E:
+        self.count(node)
+        handler = getattr(self, "x_" + node.type, None)
+        if handler is None:
+            from .compiler import UNSUPPORTED
+            if node.type in UNSUPPORTED:
+                raise self.unsupported(node, UNSUPPORTED[node.type])
+            raise self.unsupported(node, f"the expression '{self.text(node)[:40]}' ({node.type.replace('_', ' ')})")
+        return handler(node)
+
+    # ---- leaves --------------------------------------------------------------------------------------------
+    def x_number_literal(self, node) -> E:
+        text = self.text(node)
+        neg = text.startswith("-")
+        try:
+            value, t = ct.parse_number(text.lstrip("-+"))
+        except (OverflowError, ValueError) as exc:
+            raise self.err(node, f"invalid number literal {text}: {exc}") from None
+        v = ct.scalar(value, t)
+        if neg:
+            rt, fn = ct.unop("-", t)
+            v, t = fn(ct.convert(v, t, rt)), rt
+        return const_e(v, t)
+
+    def x_char_literal(self, node) -> E:
+        body = self.text(node)[1:-1]
+        esc = {"\\n": 10, "\\t": 9, "\\0": 0, "\\\\": 92, "\\'": 39, '\\"': 34, "\\r": 13}
+        value = esc.get(body, ord(body[0]) if len(body) == 1 else None)
+        if value is None:
+            raise self.unsupported(node, f"the character literal {self.text(node)}")
+        return const_e(np.int8(value), ct.CHAR)
+
+    def x_true(self, node) -> E:
+        return const_e(np.bool_(True), ct.BOOL)
+
+    def x_false(self, node) -> E:
+        return const_e(np.bool_(False), ct.BOOL)
+
+    def x_parenthesized_expression(self, node) -> E:
+        inner = [ch for ch in node.named_children if ch.type != "comment"]
+        return self.expr(inner[0])
+
+    def x_comma_expression(self, node) -> E:
+        a = self.expr(node.child_by_field_name("left"))
+        b = self.expr(node.child_by_field_name("right"))
+        A, B = a.ev, b.ev
+
+        def ev(c):
+            A(c)
+            return B(c)
+        return E(b.t, ev, b.k if a.pure else None, a.pure and b.pure)
+
+    def x_qualified_identifier(self, node) -> E:
+        name = self.text(node).replace(" ", "")
+        sym = self.lookup(name)
+        if sym is None:
+            for prefix in ("::", "std::"):
+                if name.startswith(prefix):
+                    return self.identifier(node, name[len(prefix):])
+            raise self.err(node, f"use of undeclared identifier '{name}'")
+        return self.identifier(node, name)
+
+    def x_identifier(self, node) -> E:
+        return self.identifier(node, self.text(node))
+
+    x_type_identifier = x_identifier      # `dim3 b(TILE, ROWS)` parses its arguments as type names
+
+    def identifier(self, node, name: str) -> E:
+        sym = self.lookup(name)
+        if sym is None:
+            if name in COORDS:
+                keys = COORDS[name]
+                if self.mode == "host":
+                    raise self.err(node, f"{name} is only available in device code")
+                slots = [self.coord_slot(k) for k in keys]
+                return E(ct.DIM3, lambda c: tuple(c.v[s] for s in slots))
+            if name == "warpSize":
+                return const_e(np.int32(32), ct.INT)
+            if name.strip("_") == "" and len(name) >= 2:
+                raise self.err(node, f"the blank '{name}' is still unfilled: replace it with your code")
+            if self.resolve_function(name) is not None:
+                raise self.unsupported(node, "function pointers (using a function name as a value)")
+            raise self.err(node, f"use of undeclared identifier '{name}'")
+        if sym.kind == "const":
+            return const_e(sym.value, sym.t)
+        if isinstance(sym, ArraySym):
+            if sym.space == "shared" and not sym.dims and not sym.extern:
+                return self.lv_e(shared_scalar_lv(self, sym, node))
+            if sym.space == "local":
+                return E(sym.t, None, pure=True, arr=sym)
+            pt = ct.pointer_to(sym.t, space="shared")
+            k, nm = sym.slot, sym.name
+            e = E(pt, lambda c: Ptr(c.v[k], 0, nm, "shared"), arr=sym)
+            return e
+        k = sym.slot
+        t = sym.t
+
+        def put(c, loc, v):
+            c.v[k] = masked(c, v, c.v[k])
+        lv = LV(t, _none, lambda c, loc: c.v[k], put, None, name, sym.const, "var")
+        return E(t, lambda c: c.v[k], pure=True, lv=lv)
+
+    def lv_e(self, lv: LV, pure: bool = False) -> E:
+        loc, get = lv.locate, lv.get
+        return E(lv.t, lambda c: get(c, loc(c)), pure=pure, lv=lv)
+
+    # ---- member access, subscripts, pointers ------------------------------------------------------------
+    def x_field_expression(self, node) -> E:
+        arg = node.child_by_field_name("argument")
+        op = node.child_by_field_name("operator")
+        field = self.text(node.child_by_field_name("field"))
+        if op is not None and op.type == "->":
+            raise self.unsupported(node, "the -> operator (structs and classes)")
+        if arg.type == "identifier" and self.text(arg) in COORDS and self.lookup(self.text(arg)) is None:
+            name = self.text(arg)
+            if field not in ("x", "y", "z"):
+                raise self.err(node.child_by_field_name("field"), f"{name} has no member '{field}'")
+            if self.mode == "host":
+                raise self.err(node, f"{name} is only available in device code")
+            s = self.coord_slot(COORDS[name]["xyz".index(field)])
+            return E(ct.UINT, lambda c: c.v[s])
+        base = self.expr(arg)
+        if base.t.kind != "vec":
+            raise self.err(node, f"member reference base type '{base.t}' is not a structure (.{field})")
+        if field not in base.t.fields:
+            raise self.err(node.child_by_field_name("field"), f"no member named '{field}' in '{base.t}'")
+        i = base.t.fields.index(field)
+        comp = base.t.elem
+        if base.lv is not None:
+            return self.lv_e(self.component_lv(base.lv, i, comp), pure=base.lv.kind == "var")
+        B = base.ev
+        return E(comp, lambda c: B(c)[i], pure=base.pure)
+
+    def component_lv(self, lv: LV, i: int, comp: CType) -> LV:
+        name = f"{lv.name}.{'xyzw'[i]}"
+        if lv.kind == "mem":
+            addr, loc0 = lv.addr, lv.locate
+            from .access import mem_get, mem_put
+            line, arr = lv.line, lv.name
+
+            def locate(c):
+                return addr(c, loc0(c)).moved(i * comp.size)
+
+            def get(c, p):
+                return mem_get(c, p, 0, comp, line, arr)
+
+            def put(c, p, v):
+                mem_put(c, p, 0, comp, v, line, arr)
+            out = LV(comp, locate, get, put, lambda c, p: p, name, lv.const, "mem")
+            out.line = line
+            return out
+        get0, put0, loc0 = lv.get, lv.put, lv.locate
+
+        def get(c, loc):
+            return get0(c, loc)[i]
+
+        def put(c, loc, v):
+            old = get0(c, loc)
+            new = tuple(v if j == i else old[j] for j in range(len(old)))
+            put0(c, loc, new)
+        return LV(comp, loc0, get, put, None, name, lv.const, lv.kind)
+
+    def x_subscript_expression(self, node) -> E:
+        indices = []
+        base = node
+        while base.type == "subscript_expression":
+            idx = [ch for ch in base.child_by_field_name("indices").named_children if ch.type != "comment"]
+            if len(idx) != 1:
+                raise self.err(base, "expected exactly one index inside [ ]")
+            indices.append(idx[0])
+            base = base.child_by_field_name("argument")
+            while base.type == "parenthesized_expression":
+                base = [ch for ch in base.named_children if ch.type != "comment"][0]
+        indices.reverse()
+        b = self.expr(base)
+        name = self.text(base) if base.type == "identifier" else None
+        if b.arr is not None:
+            sym = b.arr
+            if len(indices) > len(sym.dims) or not sym.dims:
+                raise self.err(node, f"too many subscripts for array '{sym.name}'")
+            idx_es = [self.index_expr(i) for i in indices]
+            if sym.space == "local":
+                if len(indices) != len(sym.dims):
+                    raise self.unsupported(node, "pointers into per-thread arrays")
+                return self.lv_e(local_array_lv(self, sym, idx_es, node))
+            flat = self.flat_index(idx_es, sym.dims)
+            if len(indices) < len(sym.dims):    # a row of a 2-D array: a pointer to its first element
+                stride = int(np.prod(sym.dims[len(indices):])) * sym.t.size
+                F, B = flat.ev, b.ev
+                return E(ct.pointer_to(sym.t, space="shared"), lambda c: B(c).moved(F(c) * stride),
+                         pure=flat.pure)
+            return self.lv_e(element_lv(self, b, flat, node, sym.name))
+        e = b
+        for k, inode in enumerate(indices):
+            if e.t.kind != "ptr":
+                raise self.err(node, f"subscripted value is not an array or pointer (it is '{e.t}')")
+            e = self.lv_e(element_lv(self, e, self.index_expr(inode), node, name or "memory"))
+        return e
+
+    def index_expr(self, node) -> E:
+        e = self.expr(node)
+        if not e.t.is_integer:
+            raise self.err(node, f"array subscript is not an integer (it is '{e.t}')")
+        return self.to_i64(e)
+
+    def to_i64(self, e: E) -> E:
+        if e.t.dtype == np.int64:
+            return e
+        f = ct.converter(e.t, ct.LLONG)
+        if e.k is not None:
+            return const_e(f(e.k), ct.LLONG)
+        A = e.ev
+        return E(ct.LLONG, lambda c: f(A(c)), pure=e.pure)
+
+    def flat_index(self, idx: list[E], dims: tuple[int, ...]) -> E:
+        strides = [int(np.prod(dims[k + 1:], dtype=np.int64)) for k in range(len(dims))][:len(idx)]
+        if all(i.k is not None for i in idx):
+            return const_e(np.int64(sum(int(i.k) * s for i, s in zip(idx, strides))), ct.LLONG)
+        evs = [(i.ev, s) for i, s in zip(idx, strides)]
+        if len(evs) == 1:
+            return E(ct.LLONG, evs[0][0], pure=idx[0].pure)
+        if len(evs) == 2:
+            (A, sa), (B, sb) = evs
+            if sb == 1:
+                return E(ct.LLONG, lambda c: A(c) * sa + B(c), pure=all(i.pure for i in idx))
+        return E(ct.LLONG, lambda c: sum(f(c) * s for f, s in evs), pure=all(i.pure for i in idx))
+
+    def x_pointer_expression(self, node) -> E:
+        op = node.child_by_field_name("operator").type
+        arg = self.expr(node.child_by_field_name("argument"))
+        if op == "*":
+            if arg.t.kind != "ptr":
+                raise self.err(node, f"indirection requires a pointer operand ('{arg.t}' invalid)")
+            zero = const_e(np.int64(0), ct.LLONG)
+            name = self.text(node.child_by_field_name("argument")) if node.child_by_field_name(
+                "argument").type == "identifier" else "memory"
+            return self.lv_e(element_lv(self, arg, zero, node, name))
+        if op == "&":
+            if arg.arr is not None:
+                return E(arg.t, arg.ev)
+            lv = arg.lv
+            if lv is None:
+                raise self.err(node, "cannot take the address of an rvalue")
+            if lv.addr is None:
+                raise self.unsupported(node, "taking the address of a local variable")
+            loc, addr = lv.locate, lv.addr
+            space = getattr(lv, "space", "global")
+            return E(ct.pointer_to(lv.t, const=lv.const, space=space), lambda c: addr(c, loc(c)))
+        raise self.unsupported(node, f"the operator {op}")
+
+    # ---- operators -----------------------------------------------------------------------------------------
+    def truth(self, e: E, node) -> E:
+        """``e`` as a C condition (bool values)."""
+        if e.t.kind == "bool":
+            return e
+        if not e.t.is_arith:
+            raise self.err(node, f"value of type '{e.t}' is not contextually convertible to bool")
+        if e.k is not None:
+            return const_e(np.bool_(e.k != 0), ct.BOOL)
+        A = e.ev
+        return E(ct.BOOL, lambda c: A(c) != 0, pure=e.pure)
+
+    def x_unary_expression(self, node) -> E:
+        op = node.child_by_field_name("operator").type
+        a = self.expr(node.child_by_field_name("argument"))
+        try:
+            rt, fn = ct.unop(op, a.t)
+        except TypeError as exc:
+            raise self.err(node, str(exc)) from None
+        if op == "!":
+            a = self.truth(a, node)
+        else:
+            a = self.coerce(a, rt, node)
+        if a.k is not None:
+            return const_e(fn(a.k), rt)
+        A = a.ev
+        return E(rt, lambda c: fn(A(c)), pure=a.pure)
+
+    def x_binary_expression(self, node) -> E:
+        op = node.child_by_field_name("operator").type
+        ln, rn = node.child_by_field_name("left"), node.child_by_field_name("right")
+        a, b = self.expr(ln), self.expr(rn)
+        if op in ("&&", "||"):
+            return self.logical(op, self.truth(a, ln), self.truth(b, rn))
+        if a.t.kind == "ptr" or b.t.kind == "ptr":
+            return self.pointer_arith(op, a, b, node)
+        try:
+            bo = ct.binop(op, a.t, b.t)
+        except TypeError as exc:
+            raise self.err(node, str(exc)) from None
+        return self.apply_binop(bo, a, b, node)
+
+    def apply_binop(self, bo, a: E, b: E, node) -> E:
+        a = self.coerce(a, bo.operand, node)
+        if bo.op not in ("<<", ">>"):
+            b = self.coerce(b, bo.operand, node)
+        fn = bo.fn
+        if a.k is not None and b.k is not None and not (bo.traps and b.k == 0):
+            return const_e(fn(a.k, b.k), bo.result)
+        A, B = a.ev, b.ev
+        if bo.traps:
+            where = self.loc(node)
+
+            def ev(c):
+                x = A(c)
+                y = B(c)
+                if np.any(y == 0):
+                    self.division_by_zero(c, y, where)
+                return fn(x, y)
+            return E(bo.result, ev, pure=False)
+        if b.k is not None:
+            kb = b.k
+            return E(bo.result, lambda c: fn(A(c), kb), pure=a.pure)
+        return E(bo.result, lambda c: fn(A(c), B(c)), pure=a.pure and b.pure)
+
+    def division_by_zero(self, c, y, where) -> None:
+        zero = np.broadcast_to(y == 0, c.act.shape) & c.act
+        if not zero.any():
+            return
+        lane = int(np.argmax(zero))
+        extra = {}
+        blk = c.blk
+        if hasattr(blk, "tx"):
+            extra = {"block": (int(blk.bx[lane]), int(blk.by[lane]), int(blk.bz[lane])),
+                     "thread": (int(blk.tx[lane]), int(blk.ty[lane]), int(blk.tz[lane]))}
+        raise CudaRuntimeError("integer division by zero (undefined behaviour in C)", file=self.file,
+                               line=where[0], col=where[1], source=self.pp.line_text(where[0]), **extra)
+
+    def logical(self, op: str, a: E, b: E) -> E:
+        if a.k is not None:
+            if (op == "&&") != bool(a.k):      # 0 && x, 1 || x: x is never evaluated
+                return const_e(np.bool_(op == "||"), ct.BOOL)
+            return b
+        A, B = a.ev, b.ev
+        if b.pure:
+            f = np.logical_and if op == "&&" else np.logical_or
+            return E(ct.BOOL, lambda c: f(A(c), B(c)), pure=a.pure)
+        conj = op == "&&"
+
+        def ev(c):
+            x = A(c)
+            if is_scalar(x):
+                return B(c) if bool(x) == conj else np.bool_(not conj)
+            c.push(x if conj else ~x, "if")
+            y = B(c)
+            c.pop()
+            return (x & y) if conj else (x | y)
+        return E(ct.BOOL, ev, pure=False)
+
+    def pointer_arith(self, op: str, a: E, b: E, node) -> E:
+        if op == "-" and a.t.kind == "ptr" and b.t.kind == "ptr":
+            raise self.unsupported(node, "pointer subtraction")
+        if op in ct.COMPARE_OPS:
+            raise self.unsupported(node, "pointer comparisons")
+        if op not in ("+", "-") or (a.t.kind == "ptr") == (b.t.kind == "ptr"):
+            raise self.err(node, f"invalid operands to binary expression ('{a.t}' {op} '{b.t}')")
+        p, i = (a, b) if a.t.kind == "ptr" else (b, a)
+        if op == "-" and p is b:
+            raise self.err(node, f"invalid operands to binary expression ('{a.t}' - '{b.t}')")
+        if not i.t.is_integer:
+            raise self.err(node, f"invalid operands to binary expression ('{a.t}' {op} '{b.t}')")
+        return self.ptr_offset(p, self.to_i64(i), -1 if op == "-" else 1)
+
+    def ptr_offset(self, p: E, i: E, sign: int) -> E:
+        size = p.t.elem.size * sign
+        P, I = p.ev, i.ev
+        if i.k is not None:
+            delta = int(i.k) * size
+            return E(p.t, lambda c: P(c).moved(delta), pure=p.pure)
+        return E(p.t, lambda c: P(c).moved(I(c) * size), pure=p.pure and i.pure)
+
+    def x_conditional_expression(self, node) -> E:
+        cn = node.child_by_field_name("condition")
+        cond = self.truth(self.expr(cn), cn)
+        a = self.expr(node.child_by_field_name("consequence"))
+        b = self.expr(node.child_by_field_name("alternative"))
+        if a.t.is_arith and b.t.is_arith:
+            t = ct.common_type(a.t, b.t)
+        elif a.t.same(b.t):
+            t = a.t
+        else:
+            raise self.err(node, f"incompatible operand types ('{a.t}' and '{b.t}') in ?:")
+        a, b = self.coerce(a, t, node), self.coerce(b, t, node)
+        if cond.k is not None:
+            return a if bool(cond.k) else b
+        C, A, B = cond.ev, a.ev, b.ev
+        if a.pure and b.pure:
+            return E(t, lambda c: select(C(c), A(c), B(c)), pure=cond.pure)
+
+        def ev(c):
+            x = C(c)
+            if is_scalar(x):
+                return A(c) if x else B(c)
+            c.push(x, "if")
+            va = A(c)
+            c.pop()
+            c.push(~x, "if")
+            vb = B(c)
+            c.pop()
+            return select(x, va, vb)
+        return E(t, ev, pure=False)
+
+    # ---- assignment ----------------------------------------------------------------------------------------
+    def target(self, node) -> LV:
+        e = self.expr(node)
+        if e.lv is None:
+            raise self.err(node, "expression is not assignable")
+        if e.lv.const:
+            raise self.err(node, f"cannot assign to '{self.text(node)}': it is const-qualified")
+        return e.lv
+
+    def x_assignment_expression(self, node) -> E:
+        op = node.child_by_field_name("operator").type
+        ln, rn = node.child_by_field_name("left"), node.child_by_field_name("right")
+        lv = self.target(ln)
+        rhs = self.expr(rn)
+        locate, get, put = lv.locate, lv.get, lv.put
+        if op == "=":
+            r = self.coerce(rhs, lv.t, node)
+            R = r.ev
+
+            def ev(c):
+                loc = locate(c)
+                v = R(c)
+                put(c, loc, v)
+                return v
+            return E(lv.t, ev, pure=False)
+        bop = op[:-1]
+        if lv.t.kind == "ptr":
+            if bop not in ("+", "-") or not rhs.t.is_integer:
+                raise self.err(node, f"invalid operands to '{op}' on a pointer")
+            size = lv.t.elem.size * (1 if bop == "+" else -1)
+            R = self.to_i64(rhs).ev
+
+            def ev(c):
+                loc = locate(c)
+                v = get(c, loc).moved(R(c) * size)
+                put(c, loc, v)
+                return v
+            return E(lv.t, ev, pure=False)
+        try:
+            bo = ct.binop(bop, lv.t, rhs.t)
+        except TypeError as exc:
+            raise self.err(node, str(exc)) from None
+        fl = ct.converter(lv.t, bo.operand)
+        fr = None if bop in ("<<", ">>") else ct.converter(rhs.t, bo.operand)
+        back = ct.converter(bo.result, lv.t)
+        fn, traps, R = bo.fn, bo.traps, rhs.ev
+        where = self.loc(node)
+
+        def ev(c):
+            r = R(c)
+            loc = locate(c)
+            old = get(c, loc)
+            x = old if fl is None else fl(old)
+            y = r if fr is None else fr(r)
+            if traps and np.any(y == 0):
+                self.division_by_zero(c, y, where)
+            v = fn(x, y)
+            if back is not None:
+                v = back(v)
+            put(c, loc, v)
+            return v
+        return E(lv.t, ev, pure=False)
+
+    def x_update_expression(self, node) -> E:
+        op = node.child_by_field_name("operator").type
+        an = node.child_by_field_name("argument")
+        prefix = node.children[0].type in ("++", "--")
+        lv = self.target(an)
+        locate, get, put = lv.locate, lv.get, lv.put
+        if lv.t.kind == "ptr":
+            size = lv.t.elem.size * (1 if op == "++" else -1)
+
+            def step(v):
+                return v.moved(size)
+        elif lv.t.is_arith and lv.t.kind != "bool":
+            bo = ct.binop("+" if op == "++" else "-", lv.t, ct.INT)
+            one = ct.convert(np.int32(1), ct.INT, bo.operand)
+            to_op = ct.converter(lv.t, bo.operand)
+            back = ct.converter(bo.result, lv.t)
+            fn = bo.fn
+
+            def step(v):
+                r = fn(v if to_op is None else to_op(v), one)
+                return r if back is None else back(r)
+        else:
+            raise self.err(node, f"cannot increment or decrement a value of type '{lv.t}'")
+
+        def ev(c):
+            loc = locate(c)
+            old = get(c, loc)
+            new = step(old)
+            put(c, loc, new)
+            return new if prefix else old
+        return E(lv.t, ev, pure=False)
+
+    # ---- conversions ---------------------------------------------------------------------------------------
+    def coerce(self, e: E, t: CType, node, explicit: bool = False) -> E:
+        """Convert ``e`` to ``t`` as C would implicitly (or, with ``explicit``, as a cast does)."""
+        if e.t is t:
+            return e
+        if t.kind == "void" and explicit:
+            A = e.ev
+            return E(ct.VOID, lambda c: (A(c), None)[1], pure=e.pure)
+        if e.t.is_arith and t.is_arith:
+            f = ct.converter(e.t, t)
+            if f is None:
+                return E(t, e.ev, e.k, e.pure)
+            if e.k is not None:
+                return const_e(f(e.k), t)
+            A = e.ev
+            return E(t, lambda c: f(A(c)), pure=e.pure)
+        if t is ct.DIM3 and e.t.is_integer:
+            f = ct.converter(e.t, ct.UINT)
+            A = e.ev
+            one = np.uint32(1)
+            return E(t, lambda c: (A(c) if f is None else f(A(c)), one, one), pure=e.pure)
+        if t.kind == "vec" and e.t.kind == "vec" and e.t.same(t):
+            return E(t, e.ev, pure=e.pure, lv=e.lv)
+        if t.kind == "ptr" and e.t.kind == "ptr":
+            if e.t.elem.same(t.elem) or t.elem.kind == "void" and explicit:
+                if e.t.const and not t.const and not explicit:
+                    raise self.err(node, f"cannot convert '{e.t}' to '{t}': it would drop const")
+                return E(t, e.ev, pure=e.pure)
+            if explicit:
+                return self.pointer_cast(e, t, node)
+            raise self.err(node, f"cannot convert '{e.t}' to '{t}' (incompatible pointer types; labsim "
+                           "allows reinterpret_cast between element types)")
+        if t.kind == "ptr" or e.t.kind == "ptr":
+            if explicit:
+                what = "casting a pointer to an integer" if e.t.kind == "ptr" else "casting an integer to a pointer"
+                raise self.unsupported(node, what)
+            raise self.err(node, f"cannot convert '{e.t}' to '{t}'")
+        raise self.err(node, f"cannot convert '{e.t}' to '{t}'")
+
+    def pointer_cast(self, e: E, t: CType, node) -> E:
+        elem = t.elem
+        if elem.kind == "void" or elem.size not in (2, 4, 8, 16) or elem.kind not in ("int", "float", "vec"):
+            raise self.unsupported(node, f"pointer casts to '{t}' (labsim reinterprets device memory only as "
+                                   "2-, 4-, 8- or 16-byte element types)")
+        return E(t, e.ev, pure=e.pure)
+
+    def x_cast_expression(self, node) -> E:
+        t = self.type_descriptor(node.child_by_field_name("type"))
+        e = self.expr(node.child_by_field_name("value"))
+        return self.coerce(e, t, node, explicit=True)
+
+    def x_sizeof_expression(self, node) -> E:
+        tnode = node.child_by_field_name("type")
+        if tnode is not None:
+            t = self.type_descriptor(tnode)
+            size = t.size
+        else:
+            vn = node.child_by_field_name("value")
+            inner = vn
+            while inner.type == "parenthesized_expression":
+                inner = inner.named_children[0]
+            if inner.type == "identifier" and isinstance(self.lookup(self.text(inner)), ArraySym):
+                sym = self.lookup(self.text(inner))
+                size = int(np.prod(sym.dims, dtype=np.int64)) * sym.t.size if sym.dims else sym.t.size
+            else:
+                size = self.expr(vn).t.size
+        if size <= 0:
+            raise self.err(node, "invalid application of sizeof")
+        return const_e(np.uint64(size), ct.SIZE_T)
+
+    def x_initializer_list(self, node) -> E:
+        raise self.unsupported(node, "brace initializers outside declarations")
+
+
+def _none(c):
+    return None
+
+
+__all__ = ["ExprMixin", "const_e", "COORDS", "is_scalar", "CudaCompileError", "CudaUnsupportedError"]

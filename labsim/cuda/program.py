@@ -1,0 +1,357 @@
+"""``compile(source) -> Program``; ``Program.launch`` / ``Program.call`` run it on the labsim engine.
+
+Limitations: a kernel sees numpy arrays as device memory (no cudaMalloc/cudaMemcpy); host code can declare
+scalars and dim3s, do integer arithmetic, loop, branch and launch kernels, but cannot touch device memory;
+streams are accepted and ignored (launches run one after another).
+"""
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+import tree_sitter_cuda
+from tree_sitter import Language, Parser
+
+from .. import launch as _engine_launch
+from ..errors import LabsimError
+from . import ctype as ct
+from .access import mem_dtype
+from .compiler import Compiler
+from .errors import CudaArgumentError, CudaError, CudaSyntaxError
+from .preprocess import preprocess
+from .runtime import Ctx, HostBlock, Ptr
+from .symbols import FunctionCode
+
+MAX_SOURCE_BYTES = 1 << 20
+DEFAULT_MAX_STEPS = 200_000       # loop iterations, weighted by thread-set size (see Program.launch)
+HOST_MAX_STEPS = 100_000
+_LANGUAGE = Language(tree_sitter_cuda.language())
+
+
+class Result:
+    """One kernel launch of a CUDA C program: everything the engine's ``Stats`` has, plus the source.
+
+    ``metrics`` (Nsight Compute names), ``by_line`` ({source line: metrics}), ``races`` (with their lines),
+    ``race_count``, the seed's fields (``gld_sectors`` ...) and ``instructions`` come from ``Stats``.
+    """
+
+    def __init__(self, stats, program: "Program", kernel: str) -> None:
+        self.stats = stats
+        self.program = program
+        self.kernel = kernel
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "stats":
+            raise AttributeError(name)
+        return getattr(self.stats, name)
+
+    def source_line(self, line: int) -> str:
+        """The text of a line of the compiled source (1-based)."""
+        return self.program.source_line(line)
+
+    def line_of(self, snippet: str) -> int:
+        """The line number of the one source line containing ``snippet`` (whitespace-insensitive)."""
+        return self.program.line_of(snippet)
+
+    def table(self) -> str:
+        """Per-line memory metrics next to the source text, one row per memory instruction."""
+        rows = [f"{'line':>5}  {'space':6} {'op':4} {'array':10} {'requests':>9} {'cost':>9} {'per req':>8}  source"]
+        for s in sorted(self.stats.instructions, key=lambda s: (s.line or 0, s.space, s.op)):
+            unit = "wavefr." if s.space == "shared" else "sectors"
+            per = s.cost / s.requests if s.requests else 0.0
+            rows.append(f"{s.line or 0:>5}  {s.space:6} {s.op:4} {s.array[:10]:10} {s.requests:>9} {s.cost:>9} "
+                        f"{per:>8.2f}  {self.source_line(s.line or 0).strip()}  ({unit})")
+        return "\n".join(rows)
+
+    def __repr__(self) -> str:
+        return f"Result({self.kernel}, {self.stats!r})"
+
+
+class Results(list):
+    """The launches made by one ``Program.call``; with exactly one launch it answers like that ``Result``."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if len(self) == 1:
+            return getattr(self[0], name)
+        raise AttributeError(f"'{name}': this call made {len(self)} kernel launches; pick one with results[i]")
+
+    def __repr__(self) -> str:
+        return f"Results({list.__repr__(self)})"
+
+
+class Program:
+    """A compiled CUDA C translation unit: its kernels and host functions, ready to run on labsim."""
+
+    def __init__(self, source: str, filename: str, kernels: dict[str, FunctionCode],
+                 hosts: dict[str, FunctionCode], funcs: dict, pp) -> None:
+        self.source = source
+        self.filename = filename
+        self.kernels = kernels
+        self.hosts = hosts
+        self.funcs = funcs
+        self._pp = pp
+        self._lines = source.split("\n")
+
+    def __repr__(self) -> str:
+        return (f"Program({self.filename!r}, kernels={sorted(self.kernels)}, host functions={sorted(self.hosts)})")
+
+    def source_line(self, line: int) -> str:
+        return self._lines[line - 1] if 1 <= line <= len(self._lines) else ""
+
+    def line_of(self, snippet: str) -> int:
+        want = "".join(snippet.split())
+        hits = [i + 1 for i, s in enumerate(self._lines) if want in "".join(s.split())]
+        if len(hits) != 1:
+            raise LookupError(f"{len(hits)} lines of {self.filename} contain {snippet!r}")
+        return hits[0]
+
+    # ---- launching -----------------------------------------------------------------------------------------
+    def launch(self, kernel_name: str, grid, block, args: Sequence = (), *, dynamic_smem: int = 0,
+               gpu: str = "H200", schedule: str = "lockstep", max_steps: int | None = None) -> Result:
+        """Run ``kernel_name<<<grid, block, dynamic_smem>>>(*args)`` on the engine.
+
+        Arrays stand for device pointers: an array passed for ``T*`` is viewed as ``T`` (its size in bytes must
+        be a multiple of ``sizeof(T)``). ``max_steps`` bounds loop iterations (each weighted by 1 + threads in
+        the thread set / 1024) so that an endless loop stops with ``StepBudgetError``.
+        """
+        code = self.kernels.get(kernel_name)
+        if code is None:
+            hint = f"; kernels here: {', '.join(sorted(self.kernels)) or 'none'}"
+            raise CudaArgumentError(f"no __global__ function named '{kernel_name}'{hint}", file=self.filename)
+        if not isinstance(args, (list, tuple)):
+            args = (args,)
+        vals = self._bind(code, list(args))
+        return self._run(code, grid, block, vals, dynamic_smem, gpu, schedule, max_steps)
+
+    def _run(self, code: FunctionCode, grid, block, vals, dynamic_smem, gpu, schedule, max_steps) -> Result:
+        steps = DEFAULT_MAX_STEPS if max_steps is None else int(max_steps)
+        file = self.filename
+        shared, coords, body, nslots, njm = code.shared, code.coords, code.body, code.nslots, code.njm
+        slots = code.param_slots
+
+        def kernel(blk, *values):
+            with np.errstate(all="ignore"):
+                c = Ctx(blk, nslots, njm, file)
+                for s, v in zip(slots, values):
+                    c.v[s] = v
+                for sd in shared:
+                    dt = mem_dtype(sd.elem)
+                    if sd.extern:
+                        c.v[sd.slot] = blk.dynamic_shared(dt, name=sd.name)
+                    else:
+                        size = int(np.prod(sd.dims, dtype=np.int64)) if sd.dims else 1
+                        c.v[sd.slot] = blk.shared(size, dt, name=sd.name, line=sd.line)
+                for s, key in coords:
+                    c.v[s] = _coord(blk, key)
+                body(c)
+
+        try:
+            stats = _engine_launch(kernel, grid, block, tuple(vals), gpu=gpu, schedule=schedule,
+                                   dynamic_smem=dynamic_smem, max_steps=steps, name=code.name)
+        except CudaError:
+            raise
+        except LabsimError as e:
+            self._locate(e)
+            raise
+        return Result(stats, self, code.name)
+
+    def _locate(self, e: LabsimError) -> None:
+        """Add the file and the offending source line to an engine error raised inside this program."""
+        if "file" in e.where:
+            return
+        e.where["file"] = self.filename
+        line = e.where.get("line")
+        text = e._format()
+        if isinstance(line, int) and 1 <= line <= len(self._lines):
+            text += "\n    " + self._lines[line - 1].strip()
+        e.args = (text,)
+
+    def _bind(self, code: FunctionCode, args: list) -> list:
+        if len(args) != len(code.params):
+            sig = ", ".join(f"{t} {n}" for n, t in code.params)
+            raise CudaArgumentError(f"{code.name}({sig}) takes {len(code.params)} argument(s), {len(args)} given",
+                                    file=self.filename, line=code.line)
+        return [self._bind_one(code, n, t, a) for (n, t), a in zip(code.params, args)]
+
+    def _bind_one(self, code: FunctionCode, name: str, t: ct.CType, a: Any):
+        where = dict(file=self.filename, line=code.line)
+        if t.kind == "ptr":
+            if isinstance(a, Ptr):
+                return a
+            if not isinstance(a, np.ndarray):
+                raise CudaArgumentError(f"argument '{name}' ({t}) needs a numpy array, got {type(a).__name__}",
+                                        **where)
+            if not a.flags.c_contiguous:
+                raise CudaArgumentError(f"array for '{name}' is not C-contiguous (shape {a.shape}); pass "
+                                        "np.ascontiguousarray(...)", **where)
+            elem = t.elem
+            if elem.kind == "void":
+                return Ptr(a.reshape(-1), 0, name, "global")
+            dt = mem_dtype(elem)
+            if dt.itemsize not in (2, 4, 8, 16):
+                raise CudaArgumentError(f"parameter '{name}' points to {elem}: labsim models 2-, 4-, 8- and "
+                                        "16-byte elements", **where)
+            flat = a.reshape(-1)
+            if flat.dtype != dt:
+                if flat.nbytes % dt.itemsize:
+                    raise CudaArgumentError(
+                        f"array for '{name}' has {flat.nbytes} bytes ({flat.size} x {flat.dtype}), not a whole "
+                        f"number of {elem} ({dt.itemsize} bytes each)", **where)
+                if flat.dtype.kind != dt.kind and elem.kind != "vec" and flat.dtype.kind in "fiu" and \
+                        not (flat.dtype.kind in "iu" and dt.kind in "iu"):
+                    warnings.warn(f"{code.name}: array for '{name}' has dtype {flat.dtype} but the parameter is "
+                                  f"{t}; its bytes are read as {elem} (device memory is untyped)", stacklevel=4)
+                flat = flat.view(np.uint8).view(dt)
+            return Ptr(flat, 0, name, "global")
+        if t.kind == "stream":
+            return None
+        if t.kind == "vec":
+            try:
+                comps = tuple(a)
+            except TypeError:
+                comps = None
+            if comps is None or len(comps) not in ((len(t.fields),) if t is not ct.DIM3 else (1, 2, 3)):
+                raise CudaArgumentError(f"argument '{name}' ({t}) needs {len(t.fields)} numbers", **where)
+            comps = comps + (1,) * (len(t.fields) - len(comps))
+            return tuple(self._scalar(name, t.elem, x, where) for x in comps)
+        return self._scalar(name, t, a, where)
+
+    def _scalar(self, name: str, t: ct.CType, a: Any, where: dict):
+        if isinstance(a, np.ndarray) and a.ndim == 0:
+            a = a[()]
+        if isinstance(a, (bool, np.bool_)):
+            return ct.scalar(bool(a), t)
+        if t.kind in ("int", "bool"):
+            if not isinstance(a, (int, np.integer)):
+                raise CudaArgumentError(f"argument '{name}' ({t}) needs an integer, got {a!r}", **where)
+            if t.kind == "int":
+                info = np.iinfo(t.dtype)
+                lo = info.min if info.min < 0 else -(1 << (info.bits - 1))
+                if not lo <= int(a) <= info.max:
+                    raise CudaArgumentError(f"argument '{name}' = {a} does not fit in {t}", **where)
+            return ct.scalar(int(a), t)
+        if t.kind == "float":
+            if not isinstance(a, (int, float, np.integer, np.floating)):
+                raise CudaArgumentError(f"argument '{name}' ({t}) needs a number, got {a!r}", **where)
+            return t.dtype.type(a)
+        raise CudaArgumentError(f"argument '{name}' has unsupported type {t}", **where)
+
+    # ---- host functions ------------------------------------------------------------------------------------
+    def call(self, host_fn: str, *args: Any, gpu: str = "H200", schedule: str = "lockstep",
+             max_steps: int | None = None) -> Results:
+        """Run a host launcher such as ``launch_transpose_tiled(input, output, M, N, stream)``.
+
+        Its ``<<<grid, block[, smem[, stream]]>>>`` launches run on the engine in order; returns their Results
+        (a list that, with a single launch, also answers like that launch's Result).
+        """
+        code = self.hosts.get(host_fn)
+        if code is None:
+            if host_fn in self.kernels:
+                raise CudaArgumentError(f"'{host_fn}' is a kernel: use Program.launch", file=self.filename)
+            hint = f"; host functions here: {', '.join(sorted(self.hosts)) or 'none'}"
+            raise CudaArgumentError(f"no host function named '{host_fn}'{hint}", file=self.filename)
+        vals = self._bind(code, list(args))
+        results = Results()
+        blk = _HostBlock(self, results, gpu, schedule, max_steps)
+        with np.errstate(all="ignore"):
+            c = Ctx(blk, code.nslots, code.njm, self.filename)
+            for s, v in zip(code.param_slots, vals):
+                c.v[s] = v
+            code.body(c)
+        return results
+
+
+class _HostBlock(HostBlock):
+    def __init__(self, program: Program, results: Results, gpu, schedule, max_steps) -> None:
+        super().__init__(HOST_MAX_STEPS)
+        self.program, self.results = program, results
+        self.opts = (gpu, schedule, max_steps)
+
+    def launch_kernel(self, name: str, grid, block, vals, smem: int, line: int) -> None:
+        code = self.program.kernels[name]
+        args = []
+        for (pname, t), v in zip(code.params, vals):
+            if isinstance(v, Ptr):
+                boff = int(np.asarray(v.boff).reshape(-1)[0])
+                buf = v.buf.reshape(-1)
+                args.append(self.program._bind_one(code, pname, t, buf if boff == 0 else buf.view(np.uint8)[boff:]))
+            elif isinstance(v, tuple):
+                args.append(tuple(np.asarray(x).reshape(-1)[0] for x in v))
+            elif v is None:
+                args.append(None)
+            else:
+                args.append(np.asarray(v).reshape(-1)[0])
+        gpu, schedule, max_steps = self.opts
+        self.results.append(self.program._run(code, grid, block, args, smem, gpu, schedule, max_steps))
+
+
+def _coord(blk, key: str):
+    v = getattr(blk, key)
+    if isinstance(v, (int, np.integer)):
+        return np.uint32(v)
+    return v.astype(np.uint32)
+
+
+# ---- compile ---------------------------------------------------------------------------------------------------
+
+def compile(source: str, filename: str = "<source>") -> Program:  # noqa: A001 - the contract's name
+    """Parse and check CUDA C++ ``source``; raise a CudaError (file:line:col) for anything it cannot run."""
+    if not isinstance(source, str):
+        raise TypeError(f"compile() needs the source text as a str, got {type(source).__name__}")
+    if len(source.encode("utf-8")) > MAX_SOURCE_BYTES:
+        raise CudaSyntaxError(f"source is larger than {MAX_SOURCE_BYTES} bytes", file=filename)
+    pp = preprocess(source, filename)
+    tree = Parser(_LANGUAGE).parse(pp.text.encode("utf-8"))
+    comp = Compiler(pp, tree.root_node, filename)
+    if tree.root_node.has_error:
+        raise _syntax_error(comp, tree.root_node)
+    kernels, hosts, funcs = comp.run()
+    return Program(source, filename, kernels, hosts, funcs, pp)
+
+
+def _syntax_error(comp: Compiler, root) -> CudaError:
+    node = _first_error(root)
+    if node is None:
+        return CudaSyntaxError("syntax error", file=comp.file)
+    if node.is_missing:
+        what = node.type if not node.is_named else node.type.replace("_", " ")
+        return comp.err(node, f"expected '{what}'", CudaSyntaxError)
+    text = comp.text(node).strip().split("\n")[0][:40]
+    bad = next((ch for ch in _leaves(node) if ch.type not in ("comment",)), node)
+    tok = comp.text(bad).strip()[:30] or text
+    return comp.err(bad, f"syntax error near '{tok}'", CudaSyntaxError)
+
+
+def _first_error(node):
+    if node.type == "ERROR" or node.is_missing:
+        return node
+    if not node.has_error:
+        return None
+    for ch in node.children:
+        hit = _first_error(ch)
+        if hit is not None:
+            return hit
+    return None
+
+
+def _leaves(node):
+    if node.child_count == 0:
+        yield node
+    for ch in node.children:
+        yield from _leaves(ch)
+
+
+def compile_file(path: str) -> Program:
+    """Compile a .cu file (e.g. one written by ``%%writefile``); diagnostics name it by its base name."""
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    return compile(source, os.path.basename(path))
+
+
+def run_file(path: str, host_fn: str, *args: Any, **opts: Any) -> Results:
+    """Compile ``path`` and run its host launcher ``host_fn(*args)``: the notebook one-liner."""
+    return compile_file(path).call(host_fn, *args, **opts)

@@ -1,0 +1,166 @@
+"""What compiled closures work on at run time: the frame of one thread set, device pointers, the host block.
+
+Every closure takes a ``Ctx``: the engine's ``blk`` for the current thread set, the variable slots, and a
+cached copy of the active mask (refreshed whenever the interpreter changes the engine's mask stack, which only
+the interpreter does).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import StepBudgetError
+
+
+class Ctx:
+    """Frame of one kernel (or host function) invocation over one thread set."""
+
+    __slots__ = ("blk", "v", "n", "act", "full", "base", "jm", "jumps", "file", "coords", "stepcost")
+
+    def __init__(self, blk, nslots: int, njm: int, file: str) -> None:
+        self.blk = blk
+        self.v: list = [None] * nslots
+        self.jm: list = [None] * njm     # break / continue / return masks, by static slot
+        self.jumps = 0                   # bumped whenever a jump statement fires for some lane
+        self.file = file
+        self.coords: dict = {}
+        a = blk.active
+        self.n = a.shape[0]
+        self.base = np.array(a, dtype=bool)
+        self.act = self.base
+        self.full = True
+        self.stepcost = 1 + self.n // 1024
+
+    def refresh(self) -> None:
+        a = self.blk.active
+        self.act = a
+        self.full = a is self.base or bool(np.array_equal(a, self.base))
+
+    def push(self, cond, kind: str) -> None:
+        self.blk.push_mask(cond, kind)
+        self.refresh()
+
+    def pop(self) -> None:
+        self.blk.pop_mask()
+        self.refresh()
+
+    def setm(self, mask) -> None:
+        self.blk.set_mask(mask)
+        self.refresh()
+
+    def __repr__(self) -> str:
+        return f"Ctx({self.n} lanes, {int(np.count_nonzero(self.act))} active)"
+
+
+def masked(c: Ctx, new, old):
+    """C assignment under divergence: active lanes take ``new``, the others keep ``old``."""
+    if c.full or old is None:
+        return new
+    if isinstance(new, tuple):
+        return tuple(masked(c, a, b) for a, b in zip(new, old))
+    if isinstance(new, Ptr):
+        return new.merge(c, old)
+    return np.where(c.act, new, old)
+
+
+class Ptr:
+    """A device pointer: a buffer (global numpy array or engine SharedArray) plus a byte offset.
+
+    The offset is a Python int (uniform) or an int64 array (one per thread). Pointer arithmetic moves the
+    offset; every access goes through the engine with the byte offset, so bounds and alignment are checked
+    against the real buffer.
+    """
+
+    __slots__ = ("buf", "boff", "name", "space")
+
+    def __init__(self, buf, boff, name: str, space: str) -> None:
+        self.buf = buf
+        self.boff = boff
+        self.name = name
+        self.space = space
+
+    def moved(self, delta_bytes) -> "Ptr":
+        if isinstance(delta_bytes, (int, np.integer)) and isinstance(self.boff, int):
+            return Ptr(self.buf, self.boff + int(delta_bytes), self.name, self.space)
+        return Ptr(self.buf, np.asarray(self.boff + np.asarray(delta_bytes, dtype=np.int64), dtype=np.int64),
+                   self.name, self.space)
+
+    def merge(self, c: Ctx, old: "Ptr") -> "Ptr":
+        if old.buf is not self.buf:
+            from .errors import CudaUnsupportedError
+            raise CudaUnsupportedError(
+                f"pointer {old.name!r} would point into {old.name!r} for some threads and {self.name!r} for "
+                "others: labsim needs a pointer variable to stay within one array")
+        return Ptr(self.buf, np.where(c.act, self.boff, old.boff), self.name, self.space)
+
+    def __repr__(self) -> str:
+        off = self.boff if isinstance(self.boff, int) else "per-thread"
+        return f"Ptr({self.space} {self.name!r}, byte offset {off})"
+
+
+def select(cond, a, b):
+    """``cond ? a : b`` lane by lane (values, vectors, pointers into one array)."""
+    if isinstance(a, tuple):
+        return tuple(select(cond, x, y) for x, y in zip(a, b))
+    if isinstance(a, Ptr):
+        if a.buf is not b.buf:
+            if np.all(cond):
+                return a
+            if not np.any(cond):
+                return b
+            from .errors import CudaUnsupportedError
+            raise CudaUnsupportedError(f"a pointer chosen per thread between {a.name!r} and {b.name!r} is not "
+                                       "supported")
+        return Ptr(a.buf, np.where(cond, a.boff, b.boff), a.name, a.space)
+    return np.where(cond, a, b)
+
+
+def pack(comps: tuple, vdtype: np.dtype, n: int) -> np.ndarray:
+    """Components (x, y, z, w) -> a structured array of ``n`` vector elements, for a store."""
+    out = np.empty(n, dtype=vdtype)
+    for name, v in zip(vdtype.names, comps):
+        out[name] = v
+    return out
+
+
+def unpack(arr: np.ndarray, vdtype: np.dtype) -> tuple:
+    """A loaded structured array -> its components (each a contiguous array)."""
+    if arr.dtype != vdtype:
+        arr = arr.view(vdtype)
+    return tuple(np.ascontiguousarray(arr[name]) for name in vdtype.names)
+
+
+class HostBlock:
+    """The ``blk`` of host code: one "thread", masks for its control flow, a step budget for its loops."""
+
+    def __init__(self, max_steps: int) -> None:
+        self._active = np.ones(1, dtype=bool)
+        self._stack: list[np.ndarray] = []
+        self.steps = 0
+        self.max_steps = max_steps
+
+    @property
+    def active(self) -> np.ndarray:
+        return self._active
+
+    def push_mask(self, cond, kind: str = "if") -> None:
+        self._stack.append(self._active)
+        self._active = self._active & np.broadcast_to(np.asarray(cond, dtype=bool), (1,))
+
+    def pop_mask(self) -> None:
+        self._active = self._stack.pop()
+
+    def set_mask(self, mask) -> None:
+        self._active = np.broadcast_to(np.asarray(mask, dtype=bool), (1,)).copy()
+
+    def exit(self, mask=None) -> None:
+        self._active = np.zeros(1, dtype=bool)
+        self._stack = [np.zeros(1, dtype=bool) for _ in self._stack]
+
+    def tick(self, n: int = 1) -> None:
+        self.steps += n
+        if self.steps > self.max_steps:
+            raise StepBudgetError(f"step budget of {self.max_steps} exhausted in host code: is there an endless "
+                                  "loop?")
+
+    def __repr__(self) -> str:
+        return f"HostBlock(steps={self.steps})"
