@@ -11,6 +11,8 @@ GRADESCOPE_VISIBILITY = ("hidden", "after_due_date", "after_published", "visible
 class TestResult:
     """One line of the report: a check, a conformance/compile gate or a manual item."""
 
+    __test__ = False               # not a pytest class, despite the name
+
     id: str
     name: str
     score: float

@@ -1,0 +1,63 @@
+"""Fixtures for the grading tests.
+
+``sim`` runs a test twice: on labsim.cuda (the real CUDA C front end; skipped only while it is missing) and
+on tests/grading/fakecuda.py (the template's kernel hand-written in labsim's Python API), so the pipeline's
+logic is tested even before the front end lands and both must agree once it has.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+SUBMISSIONS = HERE / "submissions"
+sys.path.insert(0, str(HERE))
+
+import fakecuda  # noqa: E402
+
+import grading.context  # noqa: E402
+import grading.pipeline  # noqa: E402
+import grading.sim  # noqa: E402
+from grading.sim import cuda_available  # noqa: E402
+from grading.spec import load_exercise  # noqa: E402
+
+needs_cuda = pytest.mark.skipif(not cuda_available(), reason="labsim.cuda (CUDA C front end) not installed yet")
+
+
+@pytest.fixture(scope="session")
+def ex():
+    return load_exercise("lesson09")
+
+
+def _use(monkeypatch, compile_fn) -> None:
+    for mod in (grading.sim, grading.context, grading.pipeline):
+        monkeypatch.setattr(mod, "compile_source", compile_fn)
+    monkeypatch.setattr(grading.sim, "cuda_available", lambda: True)
+    grading.context._BASELINE.clear()
+
+
+@pytest.fixture(params=["labsim.cuda", "fake"])
+def sim(request, monkeypatch):
+    """Which front end runs the checks: the real one, or the test double."""
+    if request.param == "fake":
+        _use(monkeypatch, lambda src, filename="x.cu": fakecuda.compile(src))
+    else:
+        if not cuda_available():
+            pytest.skip("labsim.cuda (CUDA C front end) not installed yet")
+        grading.context._BASELINE.clear()
+    yield request.param
+    grading.context._BASELINE.clear()
+
+
+@pytest.fixture
+def fake_sim(monkeypatch):
+    """The test double only: for tests of reporting and batch logic, not of the simulator."""
+    _use(monkeypatch, lambda src, filename="x.cu": fakecuda.compile(src))
+    yield "fake"
+    grading.context._BASELINE.clear()
+
+
+def fill(ex, blank: str) -> str:
+    return ex.template.replace(ex.blank, blank)

@@ -1,0 +1,117 @@
+"""Conformance: only the blank may change; whitespace and comments are free; every other edit is found,
+placed on its line and tagged with the template region it touches."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import fill
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grading.conformance import check_conformance
+
+
+def conform(ex, text):
+    return check_conformance(ex.template, text, blank=ex.blank, names=ex.names, regions=ex.regions,
+                             value_range=ex.value_range())
+
+
+def _code_spaces(text: str) -> list[tuple[int, int]]:
+    """Whitespace runs outside comments and preprocessor lines (safe places to rewrite)."""
+    masked = re.sub(r"//[^\n]*\n|/\*.*?\*/|^#[^\n]*\n", lambda m: "x" * len(m.group()), text, flags=re.S | re.M)
+    return [m.span() for m in re.finditer(r"[ \t\n]+", masked)]
+
+
+fillers = st.sampled_from([" ", "  ", "\t", "\n", "\n\n   ", " /* 注释 */ ", " // 行注释\n", " /**/ "])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_whitespace_and_comment_edits_are_free(ex, data):
+    text = fill(ex, "TILE_DIM + 1")
+    spans = _code_spaces(text)
+    chosen = sorted(data.draw(st.sets(st.integers(0, len(spans) - 1), max_size=12)), reverse=True)
+    for i in chosen:
+        a, b = spans[i]
+        text = text[:a] + data.draw(fillers) + text[b:]
+    c = conform(ex, text)
+    assert c.edits == [] and c.blank_ok and c.value == 33 and c.blank_text == "TILE_DIM + 1"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_deleting_any_word_is_found_on_its_line(ex, data):
+    text = fill(ex, "TILE_DIM + 1")
+    masked = re.sub(r"//[^\n]*|^#[^\n]*", lambda m: " " * len(m.group()), text, flags=re.M)
+    words = [m for m in re.finditer(r"[A-Za-z_]\w*", masked) if m.group() != "TILE_DIM" or
+             m.start() != text.index("TILE_DIM + 1")]
+    m = data.draw(st.sampled_from(words))
+    line = text.count("\n", 0, m.start()) + 1
+    edited = text[:m.start()] + text[m.end():]
+    c = conform(ex, edited)
+    assert c.edits, f"deleting {m.group()!r} on line {line} went unnoticed"
+    assert any(abs(e.template_line - line) <= 1 for e in c.edits)
+
+
+@pytest.mark.parametrize("blank,value", [("TILE_DIM + 1", 33), ("33", 33), ("TILE_DIM+3", 35), ("(TILE_DIM) + 0x1", 33)])
+def test_blank_value(ex, blank, value):
+    c = conform(ex, fill(ex, blank))
+    assert c.blank_ok and c.value == value and not c.edits
+
+
+def test_multiline_blank_is_canonicalised_and_keeps_lines(ex):
+    c = conform(ex, fill(ex, "TILE_DIM\n        + 1"))
+    assert c.blank_text == "TILE_DIM + 1" and c.value == 33
+    assert ex.fill(c.blank_text).count("\n") == ex.template.count("\n")
+    # lines after the blank moved down by one in the student's file
+    assert c.line_map[ex.read_line] == ex.read_line + 1
+
+
+@pytest.mark.parametrize("edit,region", [
+    (("if (row < M && col < N)", "if (row < M)"), "bounds_check"),
+    (("if (row < N && col < M) {", "{"), "bounds_check"),
+    (("    __syncthreads();\n", ""), "barrier"),
+    (("j += BLOCK_ROWS", "j += 0"), "loop"),
+    (("tile[threadIdx.x][threadIdx.y + j]", "tile[threadIdx.y + j][threadIdx.x]"), "tile_access"),
+    (("dim3 block(TILE_DIM, BLOCK_ROWS);", "dim3 block(TILE_DIM, TILE_DIM);"), "launch"),
+])
+def test_edit_regions(ex, edit, region):
+    old, new = edit
+    text = fill(ex, "TILE_DIM + 1")
+    assert old in text
+    c = conform(ex, text.replace(old, new, 1))
+    assert c.blank_ok and c.value == 33
+    assert region in c.touched_regions, c.edits
+    assert c.edits[0].describe(ex.region_labels)
+
+
+def test_unfilled(ex):
+    c = conform(ex, ex.template)
+    assert c.problem_kind == "unfilled" and "______" in c.problem
+
+
+@pytest.mark.parametrize("blank", ["TILE_DIM + 1]; __syncthreads(); float pwn[1", "33]; } void evil() { int a[1",
+                                   "33, 2"])
+def test_injection(ex, blank):
+    c = conform(ex, fill(ex, blank))
+    assert c.problem_kind == "injection" and "不能闭合数组再追加代码" in c.problem
+
+
+def test_injection_with_other_edits_is_still_injection(ex):
+    text = fill(ex, "33]; int q; float x[1").replace("    __syncthreads();\n", "")
+    c = conform(ex, text)
+    assert c.problem_kind == "injection"
+    assert "barrier" in c.touched_regions
+
+
+@pytest.mark.parametrize("blank,kind", [("TILE_DIM +", "syntax"), ("M + 1", "syntax"), ("TILE_DIM * 1000", "range"),
+                                        ("0", "range"), ("-33", "range")])
+def test_bad_blanks(ex, blank, kind):
+    c = conform(ex, fill(ex, blank))
+    assert c.problem_kind == kind and c.problem
+
+
+def test_unrelated_source(ex):
+    c = conform(ex, "int main() { return 0; }\n")
+    assert c.problem_kind == "unrelated"

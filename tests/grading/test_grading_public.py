@@ -1,0 +1,80 @@
+"""The public check a student's check cell runs: verdict, per-line counters, heatmap, receipt, no exceptions."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import SUBMISSIONS, fill
+
+from grading import check
+from grading.public import CheckReport
+
+
+def write(tmp_path, text):
+    p = tmp_path / "09_transpose_tiled.cu"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_reference_passes_and_says_hidden_checks_remain(ex, sim, tmp_path, capsys):
+    rep = check(write(tmp_path, fill(ex, "TILE_DIM + 1")))
+    out = capsys.readouterr().out
+    assert isinstance(rep, CheckReport) and rep.ok
+    assert "公开检查全部通过" in out and "隐藏检查" in out
+    assert "全部测试通过" not in out and "all tests passed" not in out.lower()
+    assert rep.receipt and rep.receipt in out
+
+
+def test_counters_per_line_with_read_line_marked(ex, sim, tmp_path, capsys):
+    # two extra comment lines before the kernel: the report speaks in the student's line numbers
+    text = "// 我的笔记\n// 第二行\n" + fill(ex, "TILE_DIM + 1")
+    rep = check(write(tmp_path, text), quiet=True)
+    reads = [c for c in rep.counters if c.transposed_read]
+    assert len(reads) == 1
+    read = reads[0]
+    assert read.line == ex.read_line + 2 and read.template_line == ex.read_line
+    assert "tile[threadIdx.x][threadIdx.y + j]" in read.source
+    # independent count: a 64×96 input, block 32×8, 4 iterations: one shared load per warp per iteration
+    M, N = 64, 96
+    warps = ((N + 31) // 32) * ((M + 31) // 32) * 8 * 4
+    assert read.metrics["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] == warps
+    assert read.metrics.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 0) == 0
+    assert all(k.startswith(("l1tex__", "smsp__")) for c in rep.counters for k in c.metrics)
+
+
+@pytest.mark.parametrize("ld", [32, 33, 34])
+def test_heatmap_is_the_students_transposed_read(ex, sim, tmp_path, ld):
+    rep = check(write(tmp_path, fill(ex, str(ld))), quiet=True)
+    wa = rep.heatmap
+    assert wa is not None and wa.space == "shared" and wa.op == "ld" and wa.line == ex.read_line
+    # brute force: lane k of warp 0 reads tile[k][0] -> word k*ld
+    expected = np.array([(k * ld) % 32 for k in range(32)])
+    assert np.array_equal(np.asarray(wa.banks), expected)
+    m = wa.bank_matrix()
+    assert m.shape == (32, 32) and m.sum() == 32
+
+
+@pytest.mark.parametrize("blank,words", [("______", ["还没有填写"]), ("TILE_DIM +", ["不是合法的整数常量表达式"]),
+                                         ("33]; int x[1", ["不能闭合数组"])])
+def test_student_mistakes_give_friendly_messages(ex, tmp_path, capsys, blank, words):
+    rep = check(write(tmp_path, fill(ex, blank)))       # no simulator needed: caught before running
+    out = capsys.readouterr().out
+    assert not rep.ok and rep.heatmap is None and rep.receipt is None
+    for w in words:
+        assert w in out and w in rep._repr_markdown_()
+
+
+def test_missing_file(tmp_path, capsys):
+    rep = check(tmp_path / "nope.cu")
+    assert not rep.ok and "先运行上面的练习单元格" in capsys.readouterr().out
+
+
+def test_edits_outside_blank_are_reported(ex, sim, tmp_path):
+    rep = check(write(tmp_path, (SUBMISSIONS / "fails_conformance_syncthreads_removed.cu").read_text()), quiet=True)
+    assert any("__syncthreads" in n for n in rep.notes)
+
+
+def test_reprs(ex, sim, tmp_path):
+    rep = check(write(tmp_path, fill(ex, "TILE_DIM + 2")), quiet=True)
+    assert "ok=False" in repr(rep)
+    md = rep._repr_markdown_()
+    assert "❌" in md and "◀ 转置读" in md and "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum" in md

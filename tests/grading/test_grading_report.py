@@ -1,0 +1,60 @@
+"""What students and instructors read: the summary never says "all passed" while a hidden check failed;
+feedback.md carries counts, never hidden inputs; results.json keeps Gradescope's schema."""
+from __future__ import annotations
+
+from conftest import fill
+
+from grading.pipeline import Options, grade_submission
+from grading.report import feedback_markdown, summary_text
+from grading.results import SubmissionResult, TestResult, Veto
+
+
+def _result(hidden_status: str) -> SubmissionResult:
+    r = SubmissionResult("s", "lesson09", "cu")
+    r.tests = [TestResult("public_normal", "公开检查", 0, 0, "passed", "ok", ["public"]),
+               TestResult("boundary_shapes", "边界形状", 1 if hidden_status == "passed" else 0, 1, hidden_status,
+                          "边界形状：3/5（2 个结果错误）", ["hidden"], hidden=True),
+               TestResult("manual_Q1", "Q1", 0, 2, "pending", "待人工评分", ["manual", "pending"])]
+    return r
+
+
+def test_public_pass_hidden_fail_is_said_plainly():
+    text = summary_text(_result("failed"))
+    assert "公开检查全部通过，但隐藏检查有 1/1 项没有通过" in text and "边界形状：3/5" in text
+    md = feedback_markdown(_result("failed"))
+    assert "❌" in md and "3/5" in md
+
+
+def test_verdict_rules():
+    r = _result("passed")
+    assert r.score == 1 and r.pending_max == 2
+    r.pass_score = 3
+    assert r.verdict == "pending"
+    r.pass_score = 4
+    assert r.verdict == "fail"                       # 1 + 2 pending can no longer reach 4
+    r.pass_score = 1
+    r.tests = [t for t in r.tests if t.status != "pending"]
+    assert r.verdict == "pass"
+    r.vetoes.append(Veto("right_by_luck", "x", "y"))
+    assert r.verdict == "fail"
+
+
+def test_manual_items_carry_rubric_and_student_text(ex, fake_sim, tmp_path):
+    from nbmaker import notebook, write
+    nb = write(notebook(fill(ex, "TILE_DIM + 1"), answers={"Q2": "因为不同 warp 不锁步。"}), tmp_path / "s.ipynb")
+    res = grade_submission(nb, ex, options=Options(nvcc="off"))
+    q2 = next(t for t in res.tests if t.id == "manual_Q2")
+    assert q2.status == "pending" and q2.score == 0 and q2.max_score == 2
+    assert "因为不同 warp 不锁步。" in q2.output and "评分要点" in q2.output and "RAW" in q2.output
+    g = q2.to_gradescope()
+    assert "status" not in g and g["tags"] == ["manual", "pending"]
+    expl = next(t for t in res.tests if t.id == "manual_explanation")
+    assert expl.max_score == 1 and "未作答" in expl.output
+
+
+def test_feedback_lists_vetoes_and_notes(ex, fake_sim, tmp_path):
+    p = tmp_path / "s.cu"
+    p.write_text(fill(ex, "TILE_DIM"))
+    res = grade_submission(p, ex, options=Options(nvcc="off"))
+    md = feedback_markdown(res)
+    assert "## 一票否决" in md and "结果碰巧正确但核心因果链错误" in md and "未通过" in md
