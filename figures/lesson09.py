@@ -292,3 +292,35 @@ def half_table(columns: tuple[int, ...] = (0, 1, 2, 3), pads: tuple[int, ...] = 
                   t("32 列平均", "mean of 32 columns")], rows,
                  caption=t("labsim：一个 warp 按列读 __half tile（lane k 读 tile[k][c]），每列的 wavefront 数",
                            "labsim: one warp reading a __half tile down column c"), notes=verdicts)
+
+
+def misaligned_table(path: str | Path | None = None) -> Table:
+    """A float4 read of row 1 of ``float tile[32][33]``: the recorded H200 run and labsim, side by side.
+
+    The recording is ``measurements/h200/raw/sanitizer.txt`` (the plain run's CUDA error and the first
+    compute-sanitizer report of ``misaligned.cu``); labsim runs the same access (lane k reads float4 k % 8).
+    """
+    p = Path(path) if path is not None else measurements_dir() / "raw" / "sanitizer.txt"
+    rows = []
+    if p.is_file():
+        lines = p.read_text(encoding="utf-8", errors="replace").splitlines()
+        plain = next((ln for ln in lines if ln.startswith("sync:") and "isaligned" in ln), None)
+        report = []
+        for i, ln in enumerate(lines):
+            if "Invalid __shared__ read" in ln:
+                report = [x.strip("= ").strip() for x in lines[i:i + 4]]
+                break
+        if plain:
+            rows.append([t("H200 直接运行（记录）", "H200 plain run (recorded)"), plain.strip()])
+        if report:
+            rows.append([t("H200 compute-sanitizer（记录）", "H200 compute-sanitizer (recorded)"), "；".join(report)])
+    if not rows:
+        rows.append([t("H200", "H200"), t("（本机没有记录）", "(not recorded here)")])
+    try:
+        float4_access(1, "rows", row=1)
+        rows.append(["labsim", t("没有报错", "no error")])
+    except LabsimError as e:
+        rows.append(["labsim", f"{type(e).__name__}: {e}"])
+    return Table([t("在哪里运行", "where"), t("结果", "outcome")], rows,
+                 caption=t(f"对 float tile[32][33] 的第 1 行做 float4 读（第 1 行从字节 {(TILE_DIM + 1) * 4} 开始）",
+                           f"float4 read of row 1 of float tile[32][33] (row 1 starts at byte {(TILE_DIM + 1) * 4})"))

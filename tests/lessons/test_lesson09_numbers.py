@@ -208,3 +208,24 @@ def test_external_numbers_are_labelled():
     for ln, t, divs in read_lesson(LESSON9).prose:
         if "GB/s" in t:
             assert t.startswith(">"), f"line {ln}: a bandwidth figure outside the labelled quotation"
+
+
+def test_half_verdict_in_prose_matches_the_counts():
+    """The Q3 answer says +1 __half depends on the column's parity and +2 fixes every column: check it."""
+    text = LESSON9.read_text(encoding="utf-8")
+    assert "偶数列还是奇数列" in text and "+2 个元素" in text
+    even = {brute_column_wavefronts(33, 2, col=c) for c in range(0, 32, 2)}
+    odd = {brute_column_wavefronts(33, 2, col=c) for c in range(1, 32, 2)}
+    assert even == {1} and odd == {2}
+    assert {brute_column_wavefronts(34, 2, col=c) for c in range(32)} == {1}
+    notes = " ".join(lesson09.half_table().notes)
+    assert "偶数列 1" in notes and "奇数列 2" in notes or "even columns [1]" in notes
+
+
+def test_misaligned_table():
+    rows = lesson09.misaligned_table().data
+    assert rows[-1][0] == "labsim" and rows[-1][1].startswith("MisalignedAddressError")
+    # the float4 address of lane 0 in row 1: 33 floats in, not a multiple of 16 bytes
+    assert f"{33 * 4:#x}" in rows[-1][1]
+    if (lesson09.measurements_dir() / "raw" / "sanitizer.txt").is_file():
+        assert any("misaligned" in r[1].lower() for r in rows[:-1])
