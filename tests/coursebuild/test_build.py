@@ -1,0 +1,187 @@
+"""End to end on the fixture site: both branches, pages, notebooks, leaks, errors, the CLI."""
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup  # nbconvert's own dependency; pages are serialised by it
+
+from cb_leakprobe import probes, visible_text
+from coursebuild.build import BuildError, build, site_is_current
+from coursebuild.execute import NotebookExecutionError
+
+FIXTURE = Path(__file__).parent / "fixtures" / "site"
+LESSON = "lessons/lesson01_demo"
+PAGES = ["index", "lessons/prelude/index", LESSON, "lessons/lesson02_placeholder"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("site")
+    shutil.copytree(FIXTURE, root, dirs_exist_ok=True)
+    logs = []
+    report = build(root, renderer="fallback", log=logs.append)
+    return root, report, logs
+
+
+def _page(root, branch, page=LESSON):
+    return (root / "_site" / branch / f"{page}.html").read_text(encoding="utf-8")
+
+
+def _soup(root, branch, page=LESSON):
+    return BeautifulSoup(_page(root, branch, page), "html.parser")
+
+
+def test_report_and_layout(built):
+    root, report, logs = built
+    assert report.renderer == "fallback" and logs[0].startswith("coursebuild: renderer: Jupyter")
+    info = json.loads((root / "_site" / "build-info.json").read_text(encoding="utf-8"))
+    assert info["renderer"] == "fallback" and info["executed"] and not info["partial"]
+    assert site_is_current(root)
+    for branch in ("answer", "exercise"):
+        for page in PAGES:
+            assert (root / "_site" / branch / f"{page}.html").is_file()
+            assert (root / "_site" / branch / f"{page}.ipynb").is_file()
+            assert (root / "_build" / branch / f"{page}.qmd").is_file()
+    assert (root / "_site" / "notebooks" / "lessons" / "prelude" / "demo_script.py").is_file()
+
+
+def test_page_chrome(built):
+    root, _, _ = built
+    html, soup = _page(root, "exercise"), _soup(root, "exercise")
+    assert soup.html["lang"] == "zh"
+    assert soup.title.string == "第 1 课：演示课" and soup.select_one("h1.title").string == "第 1 课：演示课"
+    sidebar = [a["href"] for a in soup.select("nav.course-sidebar a")]
+    assert sidebar == ["../index.html", "prelude/index.html", "lesson01_demo.html", "lesson02_placeholder.html"]
+    assert soup.select_one("nav.course-sidebar a.active")["href"] == "lesson01_demo.html"
+    assert soup.select_one("a.course-prev")["href"] == "prelude/index.html"
+    assert soup.select_one("a.course-next")["href"] == "lesson02_placeholder.html"
+    assert soup.select_one(".course-pagination a[href='lesson02_placeholder.html']") is not None
+    assert "lesson02_placeholder.qmd" not in html
+    assert "In&nbsp;[" not in html  # no Jupyter prompts, as on a Quarto page
+    assert "#| label" not in html  # option lines hidden as Quarto hides them
+    home = _soup(root, "exercise", "index")
+    assert home.select_one("a.course-prev") is None and home.select_one("a.course-next")["href"] == "lessons/prelude/index.html"
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_figure_embedded_with_alt_and_caption(built):
+    root, _, _ = built
+    soup = _soup(root, "answer")
+    fig = soup.select_one("figure#fig-heatmap.course-figure")
+    img = fig.select_one("img")
+    assert img["src"].startswith("data:image/png;base64,")
+    width, height = _png_size(base64.b64decode(img["src"].split(",", 1)[1]))
+    assert width > 100 and height > 100
+    assert "bank heatmap" in img["alt"]
+    assert fig.figcaption.get_text().startswith("图 2：一个 warp 读 tile[32][32] 的一列")
+    assert soup.select_one("a[href='#fig-heatmap']").get_text() == "图 2"
+
+
+def test_mermaid_and_callouts(built):
+    root, report, _ = built
+    for branch in ("answer", "exercise"):
+        soup = _soup(root, branch)
+        fig = soup.select_one("figure#fig-flow.course-mermaid")
+        assert "flowchart TD" in fig.select_one("pre.mermaid").get_text()
+        assert fig.figcaption.get_text() == "图 1：分块转置的流程"
+        scripts = [s.get("src", "") for s in soup.select("script")]
+        if "mermaid" in report.vendored:
+            assert any(re.fullmatch(r"\.\./site_libs/mermaid-[^/]+\.js", s) for s in scripts)
+            assert (root / "_site" / branch / "site_libs" / "course-mermaid.js").is_file()
+        else:
+            assert fig.select_one(".course-notice") is not None
+        assert not [s for s in scripts if s.startswith("http")], "pages must not load scripts from the network"
+    answer, exercise = _soup(root, "answer"), _soup(root, "exercise")
+    callout = answer.select_one("details.callout.callout-tip")
+    assert callout.summary.get_text() == "💡 点击展开参考答案" and "open" not in callout.attrs
+    assert callout.select_one("figure, .jp-CodeCell") is not None  # the solution cell sits inside
+    assert exercise.select_one(".callout-tip") is None
+    note = exercise.select_one("div.callout.callout-note")
+    assert "练习版" in note.get_text() and "参考答案版" not in note.get_text()
+
+
+def test_exercise_branch_leaks_nothing(built):
+    root, _, _ = built
+    found = probes((FIXTURE / f"{LESSON}.qmd").read_text(encoding="utf-8"))
+    hidden = [ln.strip() for ln in (FIXTURE / "grading/exercises/demo/hidden_checks.py").read_text().splitlines()
+              if len(ln.strip()) > 20 and not ln.startswith('"""')]
+    assert found and hidden
+    exercise = [p for d in ("_site/exercise", "_site/notebooks", "_build/exercise", "_build/executed/exercise")
+                for p in (root / d).rglob("*") if p.suffix in (".html", ".ipynb", ".qmd")]
+    assert len(exercise) >= 4 * len(PAGES)
+    for path in exercise:
+        text = visible_text(path) + path.read_text(encoding="utf-8")
+        for probe in found + hidden:
+            assert probe not in text, f"{path} leaks {probe!r}"
+    # The probes are not vacuous: the answer page shows every one of them.
+    answer = visible_text(root / "_site" / "answer" / f"{LESSON}.html")
+    assert [p for p in found if p not in answer] == []
+
+
+def test_notebooks(built):
+    root, _, _ = built
+    student = json.loads((root / "_site" / "notebooks" / f"{LESSON}.ipynb").read_text(encoding="utf-8"))
+    code = [c for c in student["cells"] if c["cell_type"] == "code"]
+    assert all(not c["outputs"] and c["execution_count"] is None for c in code)
+    ex = next(c for c in code if c["metadata"].get("course_role") == "exercise")
+    assert "".join(ex["source"]).startswith("%%writefile demo_kernel.cu") and "exercise" in ex["metadata"]["tags"]
+    assert not [c for c in code if c["metadata"].get("course_role") == "solution"]
+    executed = json.loads((root / "_build" / "executed" / "exercise" / f"{LESSON}.ipynb").read_text(encoding="utf-8"))
+    check = next(c for c in executed["cells"] if c["metadata"].get("course_role") == "check")
+    assert [o["output_type"] for o in check["outputs"]] == ["stream"]
+    assert "还没有填空" in "".join(check["outputs"][0]["text"])
+
+
+def _project(tmp_path, lesson_text):
+    shutil.copytree(FIXTURE, tmp_path, dirs_exist_ok=True)
+    (tmp_path / f"{LESSON}.qmd").write_text(lesson_text, encoding="utf-8")
+    return tmp_path
+
+
+def test_failing_cell_fails_the_build(tmp_path):
+    root = _project(tmp_path, "---\ntitle: t\n---\n\ntext\n\n```{python}\n#| label: broken\nundefined_name + 1\n```\n")
+    with pytest.raises(NotebookExecutionError, match=rf"^{LESSON}\.qmd:7: cell \d+ \(broken\) failed on the answer "
+                                                     "branch: NameError"):
+        build(root, renderer="fallback", only=[f"{LESSON}.qmd"], log=lambda s: None)
+
+
+HIDDEN_LINE = "HIDDEN_SHAPES = [(33, 65), (1, 1), (1024, 7)]  # fixture-hidden-shapes"
+
+
+def test_hidden_text_in_source_fails_the_build(tmp_path):
+    root = _project(tmp_path, f"---\ntitle: t\n---\n\nnote: {HIDDEN_LINE}\n")
+    with pytest.raises(BuildError, match=rf"leak guard: {LESSON}\.qmd: exercise branch line 5 .*hidden_checks\.py"):
+        build(root, renderer="fallback", only=[f"{LESSON}.qmd"], log=lambda s: None)
+
+
+def test_hidden_text_in_output_fails_the_build(tmp_path):
+    # Assembled at run time, so only the scan of the built files can see it.
+    half = len(HIDDEN_LINE) // 2
+    root = _project(tmp_path, f"---\ntitle: t\n---\n\n```{{python}}\nprint({HIDDEN_LINE[:half]!r} + "
+                              f"{HIDDEN_LINE[half:]!r})\n```\n")
+    with pytest.raises(BuildError, match="leak guard: hidden-check text in the exercise branch"):
+        build(root, renderer="fallback", only=[f"{LESSON}.qmd"], log=lambda s: None)
+
+
+def test_cli_prints_renderer_and_time(tmp_path):
+    shutil.copytree(FIXTURE, tmp_path, dirs_exist_ok=True)
+    proc = subprocess.run([sys.executable, "-m", "coursebuild", "--root", str(tmp_path), "--no-execute",
+                           "--renderer", "fallback"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "renderer: Jupyter (nbclient + nbconvert)" in proc.stdout
+    assert re.search(r"total build time: \d+\.\d s", proc.stdout)
+    bad = subprocess.run([sys.executable, "-m", "coursebuild", "--root", str(tmp_path / "nowhere")],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "_quarto.yml not found" in bad.stderr
