@@ -55,15 +55,19 @@ def mem_put(c, p, i, t: CType, v, line: int, name: str) -> None:
         c.blk.sstore(p.buf, idx, v, line=line, name=name, view=view)
 
 
-def element_lv(comp, pe: E, ie: E, node, name: str) -> LV:
-    """``p[i]`` for a pointer (or decayed shared array) ``pe`` and an int64 index ``ie``."""
+def element_lv(comp, pe: E, ie: E, node, name: str | None) -> LV:
+    """``p[i]`` for a pointer (or decayed shared array) ``pe`` and an int64 index ``ie``.
+
+    ``name``: the identifier written at the access; None when the pointer is an expression (a cast, ``p + k``),
+    and then the array the pointer came from names the access.
+    """
     t = pe.t.elem
     if t.kind == "void":
         comp_err = comp.err(node, "cannot dereference a void pointer")
         raise comp_err
     if comp.mode == "host":
-        raise comp.err(node, f"host code cannot read or write device memory ('{name}' lives on the GPU); "
-                       "do this in a kernel")
+        raise comp.err(node, f"host code cannot read or write device memory ('{name or comp.text(node)}' lives "
+                       "on the GPU); do this in a kernel")
     line = comp.line(node)
     P, I = pe.ev, ie.ev
     size = t.size
@@ -72,14 +76,14 @@ def element_lv(comp, pe: E, ie: E, node, name: str) -> LV:
         return P(c), I(c)
 
     def get(c, loc):
-        return mem_get(c, loc[0], loc[1], t, line, name)
+        return mem_get(c, loc[0], loc[1], t, line, name or loc[0].name)
 
     def put(c, loc, v):
-        mem_put(c, loc[0], loc[1], t, v, line, name)
+        mem_put(c, loc[0], loc[1], t, v, line, name or loc[0].name)
 
     def addr(c, loc):
         return loc[0].moved(loc[1] * size)
-    return LV(t, locate, get, put, addr, name, pe.t.const, "mem", line, pe.t.space)
+    return LV(t, locate, get, put, addr, name or "", pe.t.const, "mem", line, pe.t.space)
 
 
 def shared_scalar_lv(comp, sym, node) -> LV:

@@ -106,15 +106,16 @@ class CallMixin:
         if handler is not None:
             return handler(name, arg_nodes, node)
         base = name.split("::")[-1]
+        from .errors import CudaUnsupportedError
         if base in FORBIDDEN:
-            raise self.unsupported(node, f"'{base}' (labsim programs cannot reach files, processes or the "
-                                   "network); calling it")
+            raise self.err(node, f"call to '{base}' is not allowed: labsim programs cannot reach files, processes "
+                           "or the network", CudaUnsupportedError)
         if base in ALLOC:
-            raise self.unsupported(node, f"'{base}' (memory is allocated in Python: pass numpy arrays to "
-                                   "Program.call/launch); calling it")
+            raise self.err(node, f"call to '{base}' is not supported: labsim has no allocator; pass numpy arrays "
+                           "to Program.call/launch instead", CudaUnsupportedError)
         if base in PRINT:
-            raise self.unsupported(node, f"'{base}' (labsim kernels have no console; inspect the arrays after "
-                                   "the launch); calling it")
+            raise self.err(node, f"call to '{base}' is not supported: labsim kernels have no console; inspect the "
+                           "arrays after the launch", CudaUnsupportedError)
         raise self.err(fnode, f"use of undeclared identifier '{name}'")
 
     def args(self, arg_nodes, n: int | tuple, name: str, node) -> list[E]:

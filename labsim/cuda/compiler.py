@@ -160,6 +160,9 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         if kind == "placeholder_type_specifier":
             return AUTO
         text = " ".join(self.text(tnode).split())
+        if kind == "qualified_identifier" and any(ch.type in ("template_type", "template_function")
+                                                  for ch in tnode.named_children):
+            raise self.unsupported(tnode, "templates")
         if kind == "qualified_identifier":
             text = text.replace(" ", "")
             for prefix in ("::", "std::", "cuda::std::"):

@@ -164,16 +164,16 @@ class ExprMixin:
         if lv.kind == "mem":
             addr, loc0 = lv.addr, lv.locate
             from .access import mem_get, mem_put
-            line, arr = lv.line, lv.name
+            line, arr = lv.line, lv.name or None
 
             def locate(c):
                 return addr(c, loc0(c)).moved(i * comp.size)
 
             def get(c, p):
-                return mem_get(c, p, 0, comp, line, arr)
+                return mem_get(c, p, 0, comp, line, arr or p.name)
 
             def put(c, p, v):
-                mem_put(c, p, 0, comp, v, line, arr)
+                mem_put(c, p, 0, comp, v, line, arr or p.name)
             out = LV(comp, locate, get, put, lambda c, p: p, name, lv.const, "mem")
             out.line = line
             return out
@@ -222,7 +222,7 @@ class ExprMixin:
         for k, inode in enumerate(indices):
             if e.t.kind != "ptr":
                 raise self.err(node, f"subscripted value is not an array or pointer (it is '{e.t}')")
-            e = self.lv_e(element_lv(self, e, self.index_expr(inode), node, name or "memory"))
+            e = self.lv_e(element_lv(self, e, self.index_expr(inode), node, name))
         return e
 
     def index_expr(self, node) -> E:
@@ -260,9 +260,8 @@ class ExprMixin:
             if arg.t.kind != "ptr":
                 raise self.err(node, f"indirection requires a pointer operand ('{arg.t}' invalid)")
             zero = const_e(np.int64(0), ct.LLONG)
-            name = self.text(node.child_by_field_name("argument")) if node.child_by_field_name(
-                "argument").type == "identifier" else "memory"
-            return self.lv_e(element_lv(self, arg, zero, node, name))
+            an = node.child_by_field_name("argument")
+            return self.lv_e(element_lv(self, arg, zero, node, self.text(an) if an.type == "identifier" else None))
         if op == "&":
             if arg.arr is not None:
                 return E(arg.t, arg.ev)
@@ -432,6 +431,8 @@ class ExprMixin:
     def target(self, node) -> LV:
         e = self.expr(node)
         if e.lv is None:
+            if node.type == "identifier" and getattr(self.lookup(self.text(node)), "kind", "") == "const":
+                raise self.err(node, f"cannot assign to '{self.text(node)}': it is const-qualified")
             raise self.err(node, "expression is not assignable")
         if e.lv.const:
             raise self.err(node, f"cannot assign to '{self.text(node)}': it is const-qualified")
