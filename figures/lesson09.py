@@ -118,41 +118,85 @@ def lane_bank_table(pads: tuple[int, ...] = (0, 1)) -> Table:
                                         "labsim: warp 0 of block (0,0), j = 0 (reads column 0)"))
 
 
+def lesson_source(blank: str = "TILE_DIM + 1", *, sync: bool = True, guard_in: str = "right",
+                  guard_out: str = "right") -> str:
+    """The lesson's CUDA exercise (grading's template) with the blank filled and, for the demos, one edit.
+
+    ``sync=False`` comments the barrier out; ``guard_in="removed"`` drops the load guard; ``guard_out`` is
+    "right" (row < N && col < M), "unswapped" (the load's guard reused) or "removed". Line numbers never shift.
+    """
+    import grading
+    path = Path(grading.__file__).resolve().parent / "exercises" / "lesson09" / "template.cu"
+    src = path.read_text(encoding="utf-8").replace("______", blank)
+    edits = []
+    if not sync:
+        edits.append(("    __syncthreads();", "    // __syncthreads();   (removed for this demo)"))
+    if guard_in == "removed":
+        edits.append(("if (row < M && col < N) {", "if (true) {  // load guard removed"))
+    if guard_out == "unswapped":
+        edits.append(("if (row < N && col < M) {", "if (row < M && col < N) {  // not swapped"))
+    elif guard_out == "removed":
+        edits.append(("if (row < N && col < M) {", "if (true) {  // store guard removed"))
+    for old, new in edits:
+        if src.count(old) != 1:
+            raise ValueError(f"lesson_source: expected one {old!r} in {path}")
+        src = src.replace(old, new)
+    return src
+
+
+def run_lesson_kernel(M: int, N: int, *, seed: int = 0, schedule: str = "lockstep", **edits):
+    """Compile the lesson's CUDA kernel (with ``edits``, see :func:`lesson_source`) and run its host launcher
+    on a random M×N matrix with labsim.cuda; returns (result, input, output)."""
+    from labsim.cuda import compile as compile_cuda
+    prog = compile_cuda(lesson_source(**edits), "09_transpose_tiled.cu")
+    a = np.random.default_rng(seed).standard_normal((M, N)).astype(np.float32)
+    b = np.zeros((N, M), dtype=np.float32)
+    res = prog.call("launch_transpose_tiled", a, b, M, N, 0, schedule=schedule)
+    return res, a, b
+
+
 def race_table(n: int = 64) -> Table:
-    """The barrier: with and without __syncthreads(), under lockstep and adversarial warp orders."""
-    rows, example = [], None
+    """The barrier: the lesson's CUDA kernel with and without __syncthreads(), lockstep and adversarial."""
+    rows, example, res = [], None, None
     for sync in (True, False):
         for schedule in ("lockstep", "adversarial"):
-            st, a, b = run_transpose("tiled", n, n, pad=1, sync=sync, schedule=schedule)
+            res, a, b = run_lesson_kernel(n, n, sync=sync, schedule=schedule)
             wrong = int(np.count_nonzero(b != a.T))
             rows.append(["__syncthreads()" if sync else t("删掉 __syncthreads()", "no __syncthreads()"),
-                         schedule, st.race_count, wrong])
-            if st.races and example is None:
-                example = st.races[0]
-    notes = [t("labsim 报告的第一个竞争：", "first race labsim reported: ") + str(example)] if example else []
+                         schedule, res.race_count, wrong])
+            if res.races and example is None:
+                example = (res.races[0], res)
+    notes = []
+    if example:
+        race, r = example
+        notes = [t("labsim 报告的第一个竞争：", "first race labsim reported: ") + str(race),
+                 f"  line {race.first_line}: {r.source_line(race.first_line).strip()}",
+                 f"  line {race.second_line}: {r.source_line(race.second_line).strip()}"]
     return Table([t("版本", "version"), t("warp 执行顺序", "warp order"), t("检测到的竞争", "races detected"),
                   t(f"错误元素（共 {n * n} 个）", f"wrong elements (of {n * n})")], rows,
-                 caption=t(f"labsim：{n}×{n} 转置，tile[32][33]", f"labsim: {n}×{n} transpose"), notes=notes)
+                 caption=t(f"labsim.cuda：本课的 CUDA 内核，{n}×{n} 矩阵，tile[32][33]",
+                           f"labsim.cuda: the lesson's kernel, {n}×{n}"), notes=notes)
 
 
 def bounds_table(M: int = 65, N: int = 45) -> Table:
-    """The two bounds guards on an M×N matrix that is not a multiple of 32: keep, drop or reuse the wrong one."""
+    """The two bounds guards of the lesson's CUDA kernel on an M×N matrix that is not a multiple of 32."""
     variants = [
         (t("两个守卫都对", "both guards right"), {}),
-        (t("删掉读守卫 row < M && col < N", "load guard removed"), {"guard_in": False}),
+        (t("删掉读守卫 row < M && col < N", "load guard removed"), {"guard_in": "removed"}),
         (t("写守卫没交换（仍写 row < M && col < N）", "store guard not swapped"), {"guard_out": "unswapped"}),
-        (t("删掉写守卫", "store guard removed"), {"guard_out": None}),
+        (t("删掉写守卫", "store guard removed"), {"guard_out": "removed"}),
     ]
     rows = []
-    for label, opts in variants:
+    for label, edits in variants:
         try:
-            _, a, b = run_transpose("tiled", M, N, pad=1, **opts)
+            _, a, b = run_lesson_kernel(M, N, **edits)
             outcome = t("结果正确", "right") if np.array_equal(b, a.T) else t("结果错误", "wrong")
         except LabsimError as e:
             outcome = f"{type(e).__name__}: {e}"
         rows.append([label, outcome])
     return Table([t("边界守卫", "guards"), t("labsim 的结果", "labsim outcome")], rows,
-                 caption=t(f"labsim：{M}×{N} 矩阵（不是 32 的倍数）", f"labsim: {M}×{N} matrix"))
+                 caption=t(f"labsim.cuda：本课的 CUDA 内核，{M}×{N} 矩阵（不是 32 的倍数）",
+                           f"labsim.cuda: the lesson's kernel, {M}×{N} matrix"))
 
 
 def layout_table(n: int = 64, pads: tuple[int, ...] = (0, 1, 2, 3, 4)) -> Table:

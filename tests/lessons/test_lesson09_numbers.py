@@ -109,6 +109,8 @@ def test_race_table():
     assert s_lock[2:] == [0, 0] and s_adv[2:] == [0, 0]
     assert n_lock[2] > 0 and n_lock[3] == 0, "lockstep hides the race"
     assert n_adv[2] > 0 and n_adv[3] > 0, "the adversarial order exposes it"
+    notes = lesson09.race_table(64).notes
+    assert "tile[threadIdx.y + j][threadIdx.x] = input" in "".join(notes)    # the CUDA lines, not Python
 
 
 def test_bounds_table():
@@ -187,8 +189,8 @@ def test_prose_numbers_are_derived():
         assert int(num) == value, f"prose says {num} {unit}, labsim gives {value}"
     lesson = read_lesson(LESSON9)
     unchecked = []
-    for ln, text, _ in lesson.prose:
-        if text.startswith(">"):          # the labelled external quotation (Harris's blog)
+    for ln, text, divs in lesson.prose:
+        if any("外部资料" in d for d in divs):   # the labelled external quotation (Harris's blog)
             continue
         prose = re.sub(r"`[^`]*`", "", text)
         for m in UNIT.finditer(prose):
@@ -202,12 +204,13 @@ def test_prose_numbers_are_derived():
 
 
 def test_external_numbers_are_labelled():
-    text = LESSON9.read_text(encoding="utf-8")
-    quote = [ln for ln in text.splitlines() if ln.startswith(">")]
-    assert any("外部资料" in ln for ln in quote) and any("developer.nvidia.com/blog" in ln for ln in quote)
-    for ln, t, divs in read_lesson(LESSON9).prose:
-        if "GB/s" in t:
-            assert t.startswith(">"), f"line {ln}: a bandwidth figure outside the labelled quotation"
+    prose = read_lesson(LESSON9).prose
+    quoted = [t for _, t, divs in prose if any("外部资料" in d for d in divs)]
+    assert any("developer.nvidia.com/blog" in t for t in quoted)
+    assert any(re.search(r"\|\s*\d+\.\d\s*\|", t) for t in quoted)
+    for ln, t, divs in prose:
+        if "GB/s" in t or re.search(r"\|\s*\d+\.\d\s*\|", t):
+            assert any("外部资料" in d for d in divs), f"line {ln}: a measured figure outside the quotation"
 
 
 def test_half_verdict_in_prose_matches_the_counts():
