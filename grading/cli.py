@@ -91,11 +91,21 @@ def cmd_gradescope(a: argparse.Namespace) -> int:
         return code
     grade_many = _instructor_only("batch").grade_many
     from .pipeline import Options
-    [res] = grade_many([(a.name, sub)], ex.id, None, jobs=1, options=Options(nvcc=a.nvcc), progress=False)
+    name = a.name or _gradescope_name(Path(a.metadata))
+    [res] = grade_many([(name, sub)], ex.id, None, jobs=1, options=Options(nvcc=a.nvcc), progress=False)
     results_path.write_text(json.dumps(res.to_gradescope(), ensure_ascii=False, indent=2), encoding="utf-8")
     from .report import feedback_markdown
     print(feedback_markdown(res))
     return 0
+
+
+def _gradescope_name(metadata: Path) -> str:
+    """The hidden cases are seeded per submission: use Gradescope's submission id (stable across regrades)."""
+    try:
+        meta = json.loads(metadata.read_text(encoding="utf-8"))
+        return f"gs{int(meta['id'])}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "submission"
 
 
 def cmd_bundle(a: argparse.Namespace) -> int:
@@ -140,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--exercise", required=True, choices=exercises)
     s.add_argument("--submission", default="/autograder/submission")
     s.add_argument("--results", default="/autograder/results/results.json")
-    s.add_argument("--name", default="submission")
+    s.add_argument("--name", default=None, help="seeds the hidden cases (default: the metadata's submission id)")
+    s.add_argument("--metadata", default="/autograder/submission_metadata.json")
     s.add_argument("--nvcc", choices=("auto", "on", "off"), default="auto")
     s.set_defaults(func=cmd_gradescope)
 

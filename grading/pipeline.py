@@ -20,7 +20,7 @@ from .context import RunContext
 from .nvcc import NvccResult, nvcc_compile
 from .receipt import ReceiptCheck, find_receipts, make_receipt, verify
 from .results import SubmissionResult, TestResult, Veto
-from .sim import LabsimError, compile_source
+from .sim import LabsimError, SimUnavailable, compile_source
 from .source import Submission, load_submission
 from .spec import Exercise
 
@@ -115,6 +115,9 @@ def step_compile(st: GradeState) -> None:
         st.program = compile_source(st.graded_source, Path(st.exercise.config["target"]).name)
     except LabsimError as e:
         st.blocked = f"labsim 无法编译这份代码：{e}"
+        st.result.problem = st.blocked
+    except SimUnavailable:
+        st.blocked = "这个环境里没有 labsim.cuda（CUDA C 前端），检查无法运行：请联系老师（不是你的问题）。"
         st.result.problem = st.blocked
 
 

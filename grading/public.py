@@ -155,6 +155,8 @@ def _build(p: Path, ex) -> CheckReport:
                    "以提交后的评分为准。")
     else:
         verdict = f"公开检查通过 {passed}/{len(checks)}，没通过的项目见下面的说明。"
+    if conf_test is not None and conf_test.status == "failed":
+        verdict += "注意：你在填空之外改了代码，这些改动不会被评分（见说明）。"
     rep = CheckReport(str(p), ex.id, passed == len(checks), verdict, res.blank, res.value, checks, notes)
     ctx = st.public_ctx
     if ctx is not None and ctx.cases("normal"):

@@ -104,6 +104,11 @@ class Exercise:
         limit = _smem_limit()
         return 1, max(1, limit // (tile_rows * int(self.config.get("element_bytes", 4))))
 
+    @property
+    def solution_path(self) -> Path:
+        """The reference solution (instructor copy only)."""
+        return self.folder / self.config.get("solution", "solution.cu")
+
     def fingerprint(self) -> str:
         """Changes whenever the template or public checks change (receipts carry it)."""
         h = hashlib.sha256(self.template.encode())

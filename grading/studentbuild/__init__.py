@@ -1,7 +1,7 @@
 """The student build: the copy of ``grading`` shipped with the student notebooks (public checks only).
 
 An ordered list of small transforms over a copied tree (nbgrader's preprocessors), each in its own module:
-copy the package → drop hidden checks → drop rubrics → strip instructor-only config → drop instructor
+copy the package → drop hidden checks → drop rubrics and solutions → strip instructor-only config → drop instructor
 tools → verify that nothing hidden is left.
 """
 from __future__ import annotations

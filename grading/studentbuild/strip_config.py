@@ -1,11 +1,11 @@
-"""Step 4: remove instructor-only keys (the secret that seeds hidden cases, the reference answer) from
-each exercise's config.toml, keeping its comments; the result must still parse."""
+"""Step 4: remove instructor-only keys (the secret that seeds hidden cases) from each exercise's config.toml,
+keeping its comments; the result must still parse."""
 from __future__ import annotations
 
 import re
 import tomllib
 
-INSTRUCTOR_KEYS = ("instructor_secret", "reference_blank")
+INSTRUCTOR_KEYS = ("instructor_secret",)
 
 
 def strip_keys(text: str, keys: tuple[str, ...] = INSTRUCTOR_KEYS) -> str:

@@ -1,5 +1,5 @@
 """Step 6: prove nothing hidden survived — no hidden-check module, none of its check names or function
-names, no instructor secret, no rubric — and that the public spec still loads."""
+names, no instructor secret, no rubric or solution."""
 from __future__ import annotations
 
 import importlib
@@ -33,7 +33,7 @@ def run(ctx) -> None:
     for p in sorted(ctx.out.rglob("*")):
         if not p.is_file():
             continue
-        if p.name in ("hidden_checks.py", "rubric.toml"):
+        if p.name in ("hidden_checks.py", "rubric.toml", "solution.cu"):
             raise BuildError(f"{p} must not ship")
         text = p.read_text(encoding="utf-8", errors="replace")
         for s, what in forbidden.items():

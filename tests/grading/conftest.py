@@ -13,6 +13,7 @@ import pytest
 
 HERE = Path(__file__).parent
 SUBMISSIONS = HERE / "submissions"
+REFERENCE = HERE.parents[1] / "grading" / "exercises" / "lesson09" / "solution.cu"   # the reference solution
 sys.path.insert(0, str(HERE))
 
 import fakecuda  # noqa: E402
@@ -57,6 +58,11 @@ def fake_sim(monkeypatch):
     _use(monkeypatch, lambda src, filename="x.cu": fakecuda.compile(src))
     yield "fake"
     grading.context._BASELINE.clear()
+
+
+def path_of(name: str) -> Path:
+    """A corpus file, or the exercise's reference solution for "solution.cu"."""
+    return REFERENCE if name == "solution.cu" else SUBMISSIONS / name
 
 
 def fill(ex, blank: str) -> str:

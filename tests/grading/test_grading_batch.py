@@ -9,7 +9,7 @@ import shutil
 import time
 
 import pytest
-from conftest import SUBMISSIONS
+from conftest import REFERENCE, SUBMISSIONS
 
 import grading.batch
 import grading.sim
@@ -25,7 +25,7 @@ def corpus(tmp_path):
     d.mkdir()
     for name in ("passes_reference.cu", "fails_bank_conflict.cu", "fails_empty.cu", "fails_not_json.ipynb",
                  "fails_unfilled_blank.cu"):
-        shutil.copy(SUBMISSIONS / name, d / name)
+        shutil.copy(SUBMISSIONS / name if name != "passes_reference.cu" else REFERENCE, d / name)
     return d
 
 
@@ -106,3 +106,18 @@ def test_misuse_exits_nonzero(argv):
 def test_broken_environment_exits_3(ex, corpus, tmp_path, monkeypatch):
     monkeypatch.setattr(grading.sim, "cuda_available", lambda: False)
     assert main(["grade", "--exercise", "lesson09", str(corpus), "--out", str(tmp_path / "o")]) == 3
+
+
+def test_gradescope_seeds_by_submission_id(ex, fake_sim, tmp_path):
+    sub = tmp_path / "submission"
+    sub.mkdir()
+    shutil.copy(REFERENCE, sub / "a.cu")
+    cases = []
+    for sid in (101, 101, 202):
+        meta = tmp_path / "meta.json"
+        meta.write_text(json.dumps({"id": sid, "users": []}))
+        res_path = tmp_path / f"r{sid}.json"
+        assert main(["gradescope", "--exercise", "lesson09", "--submission", str(sub), "--results", str(res_path),
+                     "--metadata", str(meta), "--nvcc", "off"]) == 0
+        cases.append(json.loads(res_path.read_text())["extra_data"]["submission"])
+    assert cases == ["gs101", "gs101", "gs202"]

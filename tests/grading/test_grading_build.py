@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import SUBMISSIONS, fill, needs_cuda
+from conftest import REFERENCE, SUBMISSIONS, fill, needs_cuda
 from nbmaker import notebook, write
 
 from grading.bundle import build_bundle
@@ -49,7 +49,7 @@ def test_drop_steps(tmp_path):
 def test_strip_config_keeps_the_rest():
     text = (REPO / "grading/exercises/lesson09/config.toml").read_text(encoding="utf-8")
     before, after = tomllib.loads(text), tomllib.loads(strip_config.strip_keys(text))
-    assert "instructor_secret" in before and "instructor_secret" not in after and "reference_blank" not in after
+    assert "instructor_secret" in before and "instructor_secret" not in after
     assert {k: v for k, v in before.items() if k not in strip_config.INSTRUCTOR_KEYS} == after
 
 
@@ -67,7 +67,8 @@ def test_verify_catches_a_leak(tmp_path):
 
 def test_student_build_has_no_hidden_material(student):
     files = [p for p in student.rglob("*") if p.is_file()]
-    assert not [p for p in files if p.name in ("hidden_checks.py", "rubric.toml", "batch.py", "bundle.py")]
+    assert not [p for p in files if p.name in ("hidden_checks.py", "rubric.toml", "solution.cu", "batch.py",
+                                               "bundle.py")]
     text = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in files)
     forbidden = forbidden_strings(("lesson09",))
     assert len(forbidden) >= 11
@@ -164,7 +165,7 @@ def test_nvcc_compiles_reference_and_reports_errors(ex):
 @nvcc_needed
 def test_nvcc_in_pipeline(ex, sim):
     from grading.pipeline import Options, grade_submission
-    res = grade_submission(SUBMISSIONS / "passes_reference.cu", ex, options=Options(nvcc="on"))
+    res = grade_submission(REFERENCE, ex, options=Options(nvcc="on"))
     t = next(t for t in res.tests if t.id == "nvcc")
     assert t.status == "passed" and t.max_score == 0
 
@@ -183,13 +184,13 @@ LESSON = REPO / "lessons" / "lesson09_transpose_tiled.qmd"
 @pytest.mark.skipif(not LESSON.exists(), reason="lesson 9 not written yet")
 def test_lesson_exercise_cell_is_the_template(ex):
     from grading.conformance import check_conformance
-    from grading.constexpr import evaluate
     text = LESSON.read_text(encoding="utf-8")
     cells = re.findall(r"```\{python\}\n(#\| course_role: (\w+)\n%%writefile [^\n]+\n.*?)```", text, re.S)
     by_role = {role: body.split("\n", 2)[2] for body, role in cells}
     ex_cell = check_conformance(ex.template, by_role["exercise"], blank=ex.blank, names=ex.names)
     assert ex_cell.edits == [] and ex_cell.problem_kind == "unfilled"
     sol = check_conformance(ex.template, by_role["solution"], blank=ex.blank, names=ex.names)
-    assert sol.edits == [] and sol.value == evaluate(ex.config["reference_blank"], ex.names)
+    ref = check_conformance(ex.template, ex.solution_path.read_text(encoding="utf-8"), blank=ex.blank, names=ex.names)
+    assert sol.edits == [] and sol.value == ref.value
     assert "### 解释你的实现" in text and all(f"### {q}\n" in text for q in ("Q1", "Q2", "Q3"))
     assert 'check("/tmp/09_transpose_tiled.cu")' in text

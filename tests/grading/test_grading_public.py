@@ -78,3 +78,14 @@ def test_reprs(ex, sim, tmp_path):
     assert "ok=False" in repr(rep)
     md = rep._repr_markdown_()
     assert "❌" in md and "◀ 转置读" in md and "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum" in md
+
+
+def test_missing_front_end_is_a_message_not_an_exception(ex, tmp_path, monkeypatch, capsys):
+    import grading.pipeline
+    from grading.sim import SimUnavailable
+
+    def unavailable(src, filename="x"):
+        raise SimUnavailable("no front end")
+    monkeypatch.setattr(grading.pipeline, "compile_source", unavailable)
+    rep = check(write(tmp_path, fill(ex, "TILE_DIM + 1")))
+    assert not rep.ok and "labsim.cuda" in capsys.readouterr().out
