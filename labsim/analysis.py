@@ -6,10 +6,16 @@ Every function works on a whole memory instruction at once: ``addr`` and ``activ
 The model (checked against an H200 with Nsight Compute, see measurements/h200/):
 - global: one request per warp instruction with an active lane; sectors = distinct 32-byte segments the
   active lanes touch.
-- shared: 32 banks of 4 bytes. 1-, 2- and 4-byte accesses are served for the whole warp at once; 8-byte
-  accesses per half-warp and 16-byte accesses per quarter-warp (each phase moves at most 128 bytes). A phase
-  costs as many wavefronts as the most distinct 4-byte words any one bank must deliver (same word = broadcast);
-  a phase with no active lane costs nothing.
+- shared: 32 banks of 4 bytes. Lanes are gathered in groups: the whole warp for accesses of up to 4 bytes,
+  half-warps for 8-byte and quarter-warps for 16-byte accesses. A group costs as many wavefronts as the most
+  distinct 4-byte words any one bank must deliver (lanes reading the same word share it: a broadcast); an
+  empty group costs nothing. Two adjacent groups (the halves of an 8-byte request; quarters 0+1 and 2+3 of a
+  16-byte one) share their wavefronts when they use disjoint banks or all their active lanes read one address.
+  Nsight Compute's bank-conflict counter is, for a load, the wavefronts beyond what the active lanes' bytes
+  need at 128 bytes per wavefront (never negative); for a store, the wavefronts beyond one per non-empty
+  group. Checked on an H200 over 471 one-warp patterns of 2-, 4-,
+  8- and 16-byte accesses (measurements/h200/patterns/): e.g. 32 lanes reading one double cost 1 wavefront,
+  one float4 2, and a conflict-free float4 read 4. Stores never share wavefronts between groups.
 """
 from __future__ import annotations
 
@@ -51,40 +57,58 @@ def _distinct_per_row(keys: np.ndarray, active: np.ndarray) -> np.ndarray:
 
 
 def phase_lanes(itemsize: int) -> int:
-    """Lanes served together in one phase: 32 for <= 4-byte accesses, 16 for 8-byte, 8 for 16-byte."""
+    """Lanes whose words are gathered together: the warp (<= 4 bytes), a half-warp (8), a quarter-warp (16)."""
     return 32 if itemsize <= 4 else 128 // itemsize
 
 
 def wavefronts_per_warp(addr: np.ndarray, active: np.ndarray, itemsize: int, banks: int = 32,
-                        bank_bytes: int = 4, return_phases: bool = False):
+                        bank_bytes: int = 4, op: str = "ld", return_conflicts: bool = False):
     """Shared-memory wavefronts of each warp request (rows of 32 lanes). Inactive warps give 0.
 
-    With ``return_phases``, also the number of phases with an active lane (the conflict-free cost).
+    With ``return_conflicts``, also Nsight Compute's bank-conflict count of each request.
     """
     nw = addr.shape[0]
     if nw == 0:
         z = np.zeros(0, dtype=np.int64)
-        return (z, z) if return_phases else z
+        return (z, z) if return_conflicts else z
     k = max(1, itemsize // bank_bytes)           # words per lane
-    per_phase = phase_lanes(itemsize)
-    nphase = 32 // per_phase
+    g = phase_lanes(itemsize)
+    ng = 32 // g
     word = addr // bank_bytes
     if k > 1:
-        word = word[:, :, None] + np.arange(k)
-        act = np.repeat(active[:, :, None], k, axis=2)
+        wordk = (word[:, :, None] + np.arange(k)).reshape(nw, 32 * k)
+        actk = np.repeat(active, k, axis=1)
     else:
-        act = active
-    groups = word.reshape(nw * nphase, per_phase * k)
-    gact = act.reshape(nw * nphase, per_phase * k)
-    per_group = _max_words_per_bank(groups, gact, banks).reshape(nw, nphase)
-    if return_phases:
-        return per_group.sum(axis=1), (per_group > 0).sum(axis=1)
-    return per_group.sum(axis=1)
+        wordk, actk = word, active
+    cost, ndist, bmask = _max_words_per_bank(wordk.reshape(nw * ng, g * k), actk.reshape(nw * ng, g * k), banks)
+    cost = cost.reshape(nw, ng)
+    if ng == 1 or op != "ld":
+        wf = cost.sum(axis=1)
+    else:
+        # Loads: adjacent groups (the halves of an 8-byte request, quarters 0+1 and 2+3 of a 16-byte one)
+        # share wavefronts when their banks are disjoint or every active lane of the pair reads one address.
+        c2 = cost.reshape(nw, ng // 2, 2)
+        m2 = bmask.reshape(nw, ng // 2, 2)
+        a2 = addr.reshape(nw, ng // 2, 2 * g)
+        act2 = active.reshape(nw, ng // 2, 2 * g)
+        uniform = np.where(act2, a2, _BIG).min(axis=2) == np.where(act2, a2, -_BIG).max(axis=2)
+        disjoint = (m2[:, :, 0] & m2[:, :, 1]) == 0
+        wf = np.where(disjoint | uniform, c2.max(axis=2), c2.sum(axis=2)).sum(axis=1)
+    if not return_conflicts:
+        return wf
+    if op == "ld":
+        # loads: beyond the wavefronts the active lanes' bytes need at 128 bytes each
+        ideal = -(-(active.sum(axis=1) * itemsize) // (banks * bank_bytes))
+        conflicts = np.maximum(wf - ideal, 0)
+    else:
+        # stores: per group, beyond one wavefront per 32 distinct words
+        conflicts = (cost - (-(-ndist.reshape(nw, ng) // banks))).sum(axis=1)
+    return wf, conflicts
 
 
-def _max_words_per_bank(words: np.ndarray, active: np.ndarray, banks: int) -> np.ndarray:
-    """For each row, the most distinct words any one bank holds (0 for a row with no active entry)."""
-    g = words.shape[0]
+def _max_words_per_bank(words: np.ndarray, active: np.ndarray, banks: int):
+    """For each row: the most distinct words any one bank holds, the number of distinct words, and the
+    bitmask of banks used."""
     lo = np.where(active, words, _BIG).min(axis=1, keepdims=True)
     # keep bank identity while shrinking to int32: subtract a multiple of the bank count
     lo = np.where(lo == _BIG, 0, lo // banks * banks)
@@ -113,19 +137,20 @@ def _max_words_per_bank(words: np.ndarray, active: np.ndarray, banks: int) -> np
         rows = np.arange(rest.size)[:, None] * (banks + 1) + b
         counts = np.bincount(rows.ravel(), minlength=rest.size * (banks + 1)).reshape(rest.size, banks + 1)
         out[rest] = counts[:, :banks].max(axis=1)
-    return out
+    return out, ndist.astype(np.int64), mask
 
 
 def min_wavefronts(itemsize: int) -> int:
-    """Wavefronts of a conflict-free full-warp access: 1, 2 (8-byte) or 4 (16-byte)."""
-    return 32 // phase_lanes(itemsize)
+    """Wavefronts of a conflict-free full-warp access of distinct elements: 1, 2 (8-byte) or 4 (16-byte)."""
+    return max(1, itemsize // 4)
 
 
-def warp_wavefronts(byte_addrs, active=None, itemsize: int = 4, banks: int = 32, bank_bytes: int = 4) -> int:
-    """Wavefronts of one warp's shared access (byte offsets of 32 lanes)."""
+def warp_wavefronts(byte_addrs, active=None, itemsize: int = 4, banks: int = 32, bank_bytes: int = 4,
+                    op: str = "ld") -> int:
+    """Wavefronts of one warp's shared access (byte offsets of 32 lanes; ``op`` "ld" or "st")."""
     a = np.asarray(byte_addrs, dtype=np.int64).reshape(1, 32)
     act = np.ones((1, 32), bool) if active is None else np.asarray(active, bool).reshape(1, 32)
-    return int(wavefronts_per_warp(a, act, itemsize, banks, bank_bytes)[0])
+    return int(wavefronts_per_warp(a, act, itemsize, banks, bank_bytes, op=op)[0])
 
 
 def warp_sectors(byte_addrs, active=None, itemsize: int = 4, sector_bytes: int = 32) -> int:
@@ -165,7 +190,8 @@ class WarpAccess:
 
     @property
     def wavefronts(self) -> int:
-        return warp_wavefronts(self.addr, self.active, self.itemsize, self.banks_n, self.bank_bytes)
+        return warp_wavefronts(self.addr, self.active, self.itemsize, self.banks_n, self.bank_bytes,
+                               "st" if self.op == "st" else "ld")
 
     @property
     def sectors(self) -> int:

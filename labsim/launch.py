@@ -224,8 +224,9 @@ class Block:
         if space == "global":
             per = sectors_per_warp(a2, act2, itemsize, g.sector_bytes)
         else:
-            per, phases = wavefronts_per_warp(a2, act2, itemsize, g.banks, g.bank_bytes, return_phases=True)
-            s.conflicts += int((per - phases).sum())
+            per, conf = wavefronts_per_warp(a2, act2, itemsize, g.banks, g.bank_bytes,
+                                            op="st" if op == "st" else "ld", return_conflicts=True)
+            s.conflicts += int(conf.sum())
         s.cost += int(per.sum())
         for v, c in enumerate(np.bincount(per)):
             if c:

@@ -40,34 +40,51 @@ def global_counts(addrs, active, grid, block, itemsize, sector=32):
     return requests, sectors, nbytes
 
 
-def shared_warp_wavefronts(byte_addrs, active, itemsize, banks=32, width=4):
-    """Wavefronts of one warp: split lanes into phases of <= 128 bytes; each phase costs the most distinct
-    words any bank serves; empty phases cost nothing. Returns (wavefronts, non-empty phases)."""
-    per_phase = 32 if itemsize <= 4 else 128 // itemsize
-    total = nonempty = 0
-    for start in range(0, 32, per_phase):
-        bank_words: dict[int, set[int]] = {}
-        for lane in range(start, start + per_phase):
-            if lane < len(byte_addrs) and active[lane]:
-                first = int(byte_addrs[lane]) // width
-                last = (int(byte_addrs[lane]) + itemsize - 1) // width
-                for w in range(first, last + 1):
-                    bank_words.setdefault(w % banks, set()).add(w)
-        if bank_words:
-            nonempty += 1
-            total += max(len(v) for v in bank_words.values())
-    return total, nonempty
+def _group_cost(byte_addrs, active, lanes, itemsize, banks, width):
+    """(most distinct words one bank serves, banks used, distinct words) for a set of lanes."""
+    bank_words: dict[int, set[int]] = {}
+    for lane in lanes:
+        if active[lane]:
+            first = int(byte_addrs[lane]) // width
+            for w in range(first, first + max(1, itemsize // width)):
+                bank_words.setdefault(w % banks, set()).add(w)
+    cost = max((len(v) for v in bank_words.values()), default=0)
+    return cost, set(bank_words), sum(len(v) for v in bank_words.values())
 
 
-def shared_counts(byte_addrs, active, grid, block, itemsize):
+def shared_warp_wavefronts(byte_addrs, active, itemsize, op="ld", banks=32, width=4):
+    """(wavefronts, bank conflicts) of one warp's shared access, by the rules measured on an H200
+    (measurements/h200/patterns/): lanes gathered per warp (<= 4 B), half-warp (8 B) or quarter-warp (16 B);
+    a group costs the most distinct words any bank serves. For loads, groups 0+1 (and 2+3) share wavefronts
+    if their banks are disjoint or all their active lanes read one address; conflicts are the wavefronts
+    beyond ceil(active bytes / 128). For stores, groups never share; conflicts are per group, beyond one."""
+    size = 32 if itemsize <= 4 else 128 // itemsize
+    groups = [range(i, i + size) for i in range(0, 32, size)]
+    costs = [_group_cost(byte_addrs, active, g, itemsize, banks, width) for g in groups]
+    if op == "ld":
+        total = 0
+        if len(groups) == 1:
+            total = costs[0][0]
+        for i in range(0, len(groups) - 1, 2):
+            (c1, b1, _), (c2, b2, _) = costs[i], costs[i + 1]
+            addrs = {int(byte_addrs[l]) for l in list(groups[i]) + list(groups[i + 1]) if active[l]}
+            total += max(c1, c2) if (not (b1 & b2) or len(addrs) <= 1) else c1 + c2
+        nbytes = sum(itemsize for l in range(32) if active[l])
+        return total, max(0, total - (nbytes + 127) // 128)
+    total = sum(c for c, _, _ in costs)
+    conflicts = sum(c - (d + banks - 1) // banks for c, _, d in costs if c)
+    return total, conflicts
+
+
+def shared_counts(byte_addrs, active, grid, block, itemsize, op="ld"):
     """(requests, wavefronts, conflicts) of one shared instruction, by brute force."""
     req = wf = conf = 0
     for lanes in warps_of(grid, block).values():
         a = [byte_addrs[p] for p in lanes]
         m = [bool(active[p]) for p in lanes]
         if any(m):
-            w, ph = shared_warp_wavefronts(a, m, itemsize)
+            w, c = shared_warp_wavefronts(a + [0] * (32 - len(a)), m + [False] * (32 - len(m)), itemsize, op)
             req += 1
             wf += w
-            conf += w - ph
+            conf += c
     return req, wf, conf

@@ -88,14 +88,16 @@ def test_shared_wavefronts_match_brute_force(case):
         sh = blk.shared(512, dtype, name="sh")
         p = np.minimum(positions(blk), idx.size - 1)
         with blk.where(mask[p]):
-            blk.sload(sh, idx[p])
+            v = blk.sload(sh, idx[p])
+            blk.sstore(sh, idx[p], v)
 
     stats = launch(kernel, grid, block, (idx, mask))
-    req, wf, conf = shared_counts(idx * dtype.itemsize, mask, grid, block, dtype.itemsize)
     m = stats.metrics
-    assert m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] == wf
-    assert m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] == conf
-    assert stats.shared_requests == req
+    for op in ("ld", "st"):
+        req, wf, conf = shared_counts(idx * dtype.itemsize, mask, grid, block, dtype.itemsize, op)
+        assert m[f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"] == wf
+        assert m[f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum"] == conf
+    assert stats.shared_requests == 2 * req
 
 
 @settings(max_examples=200, deadline=None)
@@ -104,7 +106,8 @@ def test_shared_wavefronts_match_brute_force(case):
 def test_single_warp_model_matches_reference(words, active, itemsize):
     addrs = np.array(words) * itemsize
     act = np.array(active)
-    assert warp_wavefronts(addrs, act, itemsize) == shared_warp_wavefronts(addrs, act, itemsize)[0]
+    for op in ("ld", "st"):
+        assert warp_wavefronts(addrs, act, itemsize, op=op) == shared_warp_wavefronts(addrs, act, itemsize, op)[0]
     expect = len({a // 32 for a, on in zip(addrs, act) if on})
     assert warp_sectors(addrs, act, itemsize) == expect
 
