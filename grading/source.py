@@ -145,6 +145,7 @@ def _outputs_text(cell: dict) -> str:
     return "\n".join(parts)
 
 
+_ANCHOR = re.compile(r"^\s*<a\s[^>]*>\s*</a>\s*$")      # anchors the notebook build puts before headings
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
@@ -176,7 +177,7 @@ def _section_answer(lines: list[str], headings: tuple[str, ...], marker: str) ->
         if m and len(m.group(1)) <= level:
             end = j
             break
-    body = "\n".join(lines[start:end])
+    body = "\n".join(ln for ln in lines[start:end] if not _ANCHOR.match(ln))
     if marker and marker in body:
         body = body.split(marker, 1)[1]
         body = re.sub(r"^[\s*_：:]+", "", body)
