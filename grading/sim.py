@@ -1,6 +1,11 @@
 """Running the exercise on labsim: compile the graded source with ``labsim.cuda`` and run one case.
 
 Student code is interpreted by labsim.cuda, never compiled or executed natively here.
+
+Limitations: the checks judge labsim's counters and schedules, not a GPU. Bank conflicts follow labsim's
+shared-memory model (checked against an H200, measurements/h200/); races are those labsim's tracker sees
+between warps with no barrier between them, and the adversarial schedule is one bad warp order, not every
+order a GPU may take.
 """
 from __future__ import annotations
 

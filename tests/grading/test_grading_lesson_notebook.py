@@ -52,7 +52,7 @@ def test_handed_out_notebook_is_unfilled(ex, student_nb, tmp_path):
     assert {k for k in ("manual_explanation", "manual_Q1", "manual_Q2", "manual_Q3")} <= {t.id for t in res.tests}
 
 
-def test_student_runs_check_and_grader_accepts_receipt(ex, student_nb, tmp_path):
+def test_student_runs_check_and_grader_accepts_receipt(ex, student_nb, tmp_path, monkeypatch):
     import nbformat
     from nbclient import NotebookClient
 
@@ -72,7 +72,7 @@ def test_student_runs_check_and_grader_accepts_receipt(ex, student_nb, tmp_path)
     mini = nbformat.v4.new_notebook(cells=[copy.deepcopy(c) for c in (setup, ex_cell, check_cell)])
     mini.metadata = copy.deepcopy(nb.metadata)
     env_path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    os.environ["PYTHONPATH"] = env_path
+    monkeypatch.setenv("PYTHONPATH", env_path)          # the kernel imports this checkout's packages
     NotebookClient(mini, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     check_cell.outputs = mini.cells[2].outputs
     out_text = "".join(o.get("text", "") for o in check_cell.outputs)
