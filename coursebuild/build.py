@@ -12,6 +12,8 @@ Layout (relative to the project root):
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -114,12 +116,30 @@ def _landing(site: dict[str, Site], branches: tuple[str, ...]) -> str:
             "</body></html>\n")
 
 
-def build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = "auto", execute: bool = True,
-          jobs: int | None = None, only: list[str] | None = None,
-          log: Callable[[str], None] = print) -> BuildReport:
-    """Build both branches, the student notebooks and the site under ``root``; see the module docstring."""
-    t0 = time.perf_counter()
+@contextlib.contextmanager
+def _build_lock(root: Path):
+    """One build at a time per project: several people (and test sessions) share one working tree."""
+    (root / "_build").mkdir(exist_ok=True)
+    with open(root / "_build" / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def build(root: Path, **kwargs) -> BuildReport:
+    """Build both branches, the student notebooks and the site under ``root``; see the module docstring.
+
+    Keyword arguments: ``branches``, ``renderer`` ("auto", "quarto", "fallback"), ``execute``, ``jobs``,
+    ``only`` (pages), ``log`` (a callable taking one line).
+    """
     root = root.resolve()
+    with _build_lock(root):
+        return _build(root, **kwargs)
+
+
+def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = "auto", execute: bool = True,
+           jobs: int | None = None, only: list[str] | None = None,
+           log: Callable[[str], None] = print) -> BuildReport:
+    t0 = time.perf_counter()
     if renderer not in ("auto", "quarto", "fallback"):
         raise BuildError(f"unknown renderer {renderer!r} (auto, quarto or fallback)")
     quarto = find_quarto() if renderer in ("auto", "quarto") else None
@@ -187,7 +207,7 @@ def build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = "
                     done = execute_notebook(nb, build_dir / b / os.path.dirname(p), branch=b, env=kernel_env,
                                            kernel_log=build_dir / "logs" / b / (p + ".kernel.log"))
                     seen[key] = done
-                    note = "executed"
+                    note = "executed" if any(c.cell_type == "code" for c in nb.cells) else "no code cells"
                 with lock:
                     executed[(b, p)] = done
                     report.timings[f"execute {b} {p}"] = time.perf_counter() - t
@@ -278,14 +298,11 @@ def site_is_current(root: Path, branches: tuple[str, ...] = BRANCHES) -> bool:
 def ensure_built(root: Path, **kwargs) -> BuildReport | None:
     """Build unless :func:`site_is_current`; returns the report, or None when nothing was rebuilt.
 
-    A lock file keeps two test sessions (or a test and a developer) from building at once.
+    The build lock is held from the check to the end of the build, so two test sessions (or a test and
+    a developer) never build at once nor both rebuild.
     """
-    import fcntl
-
     root = root.resolve()
-    (root / "_build").mkdir(exist_ok=True)
-    with open(root / "_build" / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with _build_lock(root):
         if site_is_current(root):
             return None
-        return build(root, **kwargs)
+        return _build(root, **kwargs)
