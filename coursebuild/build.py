@@ -236,7 +236,7 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
     for b in branches:
         dest = site_dir / b
         if use_quarto:
-            render_branch(quarto, build_dir / b, b, dest)
+            render_branch(quarto, build_dir / b, b, dest, pythonpath=str(root))
             continue
         if not only:
             shutil.rmtree(dest, ignore_errors=True)

@@ -31,9 +31,15 @@ def quarto_version(quarto: str) -> str:
         return "unknown"
 
 
-def render_branch(quarto: str, project: Path, branch: str, dest: Path, timeout: int = 1800) -> None:
-    """Render ``project`` with ``--profile branch`` and move its output to ``dest``."""
+def render_branch(quarto: str, project: Path, branch: str, dest: Path, timeout: int = 1800,
+                  pythonpath: str | None = None) -> None:
+    """Render ``project`` with ``--profile branch`` and move its output to ``dest``.
+
+    ``pythonpath`` (the repository root) lets the lessons import labsim, figures and grading.
+    """
     env = dict(os.environ, QUARTO_PYTHON=sys.executable, QUARTO_PROFILE=branch)
+    if pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, os.environ.get("PYTHONPATH")]))
     proc = subprocess.run([quarto, "render", str(project), "--profile", branch], cwd=project, env=env,
                           capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:

@@ -1,0 +1,68 @@
+"""The Quarto path, with a stand-in `quarto` on PATH (Quarto itself cannot be installed here)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from coursebuild.build import BuildError, build
+
+FIXTURE = Path(__file__).parent / "fixtures" / "site"
+
+FAKE = """#!/bin/sh
+# Records how it was called; writes what `quarto render <project> --profile <p>` would write.
+if [ "$1" = "--version" ]; then echo 9.9.9; exit 0; fi
+proj="$2"; profile="$4"
+[ "$3" = "--profile" ] || exit 3
+ls "$proj/_quarto.yml" "$proj/_quarto-$profile.yml" "$proj/lessons/lesson01_demo.qmd" >/dev/null || exit 4
+mkdir -p "$proj/_site/$profile"
+printf '%s\\n%s\\n%s\\n%s\\n' "$QUARTO_PYTHON" "$QUARTO_PROFILE" "$PYTHONPATH" "$PWD" > "$proj/_site/$profile/index.html"
+cp "$proj/lessons/lesson01_demo.qmd" "$proj/_site/$profile/rendered-source.qmd"
+"""
+
+
+@pytest.fixture
+def fake_quarto(tmp_path, monkeypatch):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    exe = bindir / "quarto"
+    exe.write_text(FAKE, encoding="utf-8")
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    return exe
+
+
+def test_quarto_renders_each_branch_project(tmp_path, fake_quarto):
+    root = tmp_path / "proj"
+    shutil.copytree(FIXTURE, root)
+    logs = []
+    report = build(root, log=logs.append)  # auto: quarto is on PATH
+    assert report.renderer == "quarto" and "Quarto 9.9.9" in logs[0]
+    for branch in ("answer", "exercise"):
+        python, profile, pythonpath, cwd = (root / "_site" / branch / "index.html").read_text().split("\n")[:4]
+        assert profile == branch and pythonpath.split(os.pathsep)[0] == str(root)
+        assert Path(python).name.startswith("python") and Path(cwd) == root / "_build" / branch
+        source = (root / "_site" / branch / "rendered-source.qmd").read_text(encoding="utf-8")
+        assert ("fixture-solution-marker" in source) == (branch == "answer")
+        assert (root / "_site" / branch / "lessons" / "lesson01_demo.ipynb").is_file()
+    assert json.loads((root / "_site" / "build-info.json").read_text())["renderer"] == "quarto"
+    assert (root / "_site" / "notebooks" / "lessons" / "lesson01_demo.ipynb").is_file()
+
+
+def test_quarto_failure_is_reported(tmp_path, fake_quarto):
+    root = tmp_path / "proj"
+    shutil.copytree(FIXTURE, root)
+    (root / "lessons" / "lesson01_demo.qmd").rename(root / "lessons" / "lesson03_renamed.qmd")
+    with pytest.raises(Exception, match=r"quarto render .* --profile answer failed \(exit 4\)"):
+        build(root, log=lambda s: None)
+
+
+def test_renderer_quarto_requires_quarto(tmp_path, monkeypatch):
+    shutil.copytree(FIXTURE, tmp_path / "proj")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(BuildError, match="conda-forge"):
+        build(tmp_path / "proj", renderer="quarto", log=lambda s: None)
