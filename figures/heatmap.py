@@ -80,13 +80,23 @@ def _auto_title(wa) -> str:
     return f"{wa.array}{line} {t('的共享内存', 'shared ')}{op}"
 
 
+def bank_conflicts(warp_access) -> int:
+    """Nsight Compute's bank-conflict count for this one warp access, as labsim's model gives it."""
+    from labsim.analysis import wavefronts_per_warp
+    wa = warp_access
+    _, conflicts = wavefronts_per_warp(
+        np.asarray(wa.addr, dtype=np.int64).reshape(1, 32), np.asarray(wa.active, dtype=bool).reshape(1, 32),
+        int(wa.itemsize), int(getattr(wa, "banks_n", 32)), int(getattr(wa, "bank_bytes", 4)),
+        op="st" if wa.op == "st" else "ld", return_conflicts=True)
+    return int(conflicts[0])
+
+
 def wavefront_caption(warp_access) -> str:
-    """'W 个 wavefront（最少 m 个）' as labsim counts them for this access."""
-    w, m = int(warp_access.wavefronts), min_wavefronts(warp_access.itemsize)
-    if w <= m:
-        return t(f"{w} 个 wavefront（无冲突，最少就是 {m} 个）", f"{w} wavefronts (conflict-free; minimum {m})")
-    return t(f"{w} 个 wavefront（无冲突只需 {m} 个：{w // m if w % m == 0 else round(w / m, 1)} 倍）",
-             f"{w} wavefronts (conflict-free would be {m})")
+    """'W 个 wavefront，其中 C 个是 bank conflict' as labsim counts them for this access."""
+    w, c = int(warp_access.wavefronts), bank_conflicts(warp_access)
+    if c == 0:
+        return t(f"{w} 个 wavefront，无 bank conflict", f"{w} wavefronts, no bank conflict")
+    return t(f"{w} 个 wavefront，其中 {c} 个是 bank conflict", f"{w} wavefronts, {c} of them bank conflicts")
 
 
 def draw_bank_heatmap(warp_access, ax: Axes | None = None, title: str | None = None,

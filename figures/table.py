@@ -36,9 +36,14 @@ class Table:
         return str(v)
 
     def _repr_html_(self) -> str:
-        esc = lambda v: html.escape(self._fmt(v))  # noqa: E731
+        def cell(v: Any) -> str:
+            text = html.escape(self._fmt(v)).replace("\n", "<br>")
+            # numbers line up on the right, words and messages read from the left
+            align = "right" if isinstance(v, (int, float)) else "left"
+            return f"<td style='text-align:{align}'>{text}</td>"
+
         head = "".join(f"<th>{html.escape(h)}</th>" for h in self.headers)
-        body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in r) + "</tr>" for r in self.data)
+        body = "".join("<tr>" + "".join(cell(v) for v in r) + "</tr>" for r in self.data)
         cap = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
         notes = "".join(f"<p class='labsim-note'>{html.escape(n)}</p>" for n in self.notes)
         return (f"<table class='labsim-table'>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -37,7 +37,7 @@ def test_coalesced_and_strided_maps():
     assert (np.asarray(lane_image(ax2)) > 0).astype(int).tolist() == np.eye(32, dtype=int).tolist()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(itemsize=st.sampled_from([2, 4, 8, 16]),
        elems=st.lists(st.integers(0, 4000), min_size=32, max_size=32),
        active=st.lists(st.booleans(), min_size=32, max_size=32).filter(any))
