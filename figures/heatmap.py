@@ -44,8 +44,11 @@ def _check_shared_access(wa: object, what: str) -> None:
 def bank_degrees(warp_access) -> np.ndarray:
     """Lanes × banks int matrix: the conflict degree of each bank a lane touches (0 where it touches none).
 
-    The degree is the number of distinct words that bank serves within the lane's phase (the whole warp
+    The degree is the number of distinct words that bank serves within the lane's group (the whole warp
     for accesses up to 4 bytes, half-warps for 8 bytes, quarter-warps for 16 bytes).
+
+    Limitations: the picture shows each group on its own; labsim's count (the title) also lets two adjacent
+    groups of a load share wavefronts when their banks are disjoint, as measured on the H200.
     """
     _check_shared_access(warp_access, "bank_degrees")
     wa = warp_access
@@ -141,7 +144,7 @@ def draw_bank_heatmap(warp_access, ax: Axes | None = None, title: str | None = N
         ax.axhline(start - 0.5, color="black", linewidth=1.2)
     if per_phase < 32:
         for p, start in enumerate(range(0, 32, per_phase)):
-            ax.text(nbanks - 1, start + per_phase - 1, t(f"阶段 {p + 1}", f"phase {p + 1}"), ha="right",
+            ax.text(nbanks - 1, start + per_phase - 1, t(f"第 {p + 1} 组", f"group {p + 1}"), ha="right",
                     va="bottom", fontsize=7, bbox=dict(facecolor="white", alpha=0.8, linewidth=0, pad=1))
 
     # per-bank strip: the worst degree of each bank over the phases
