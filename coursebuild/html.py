@@ -85,6 +85,8 @@ class PageRenderer:
     def render(self, page: str, executed: NotebookNode, nb_dir: Path, notebook_name: str | None = None) -> str:
         """HTML of ``page`` from its executed notebook (``nb_dir``: where relative images resolve)."""
         nb = copy.deepcopy(executed)
+        if not any(c.cell_type == "code" for c in nb.cells):
+            notebook_name = None  # nothing to run: no download link
         ctx = self.page_context(page, nb, notebook_name)
         for step in HTML_PIPELINE:
             nb = step(nb, ctx)
