@@ -55,8 +55,10 @@ def _fetch(name: str, cache: Path, timeout: int) -> VendorFile:
         return VendorFile(name, None, "npm is not installed")
     with tempfile.TemporaryDirectory() as tmp:
         try:
-            proc = subprocess.run([npm, "pack", spec, "--silent", "--pack-destination", tmp],
-                                  capture_output=True, text=True, timeout=timeout)
+            # Fail fast when the registry is unreachable: one retry, 30 s per request.
+            proc = subprocess.run([npm, "pack", spec, "--silent", "--prefer-offline", "--fetch-retries=1",
+                                   "--fetch-timeout=30000", "--pack-destination", tmp],
+                                  capture_output=True, text=True, timeout=timeout, cwd=tmp)
         except subprocess.TimeoutExpired:
             return VendorFile(name, None, f"npm pack {spec} timed out after {timeout} s")
         tgz = sorted(Path(tmp).glob("*.tgz"))
@@ -83,9 +85,22 @@ def _fetch(name: str, cache: Path, timeout: int) -> VendorFile:
     return VendorFile(name, target, f"{spec} (npm)")
 
 
-def ensure_vendor(cache: Path, timeout: int = 180) -> dict[str, VendorFile]:
-    """Fetch (or find cached) every script in :data:`PACKAGES`; never raises for a missing network."""
-    return {name: _fetch(name, cache, timeout) for name in PACKAGES}
+def ensure_vendor(cache: Path, timeout: int = 120) -> dict[str, VendorFile]:
+    """Fetch (or find cached) every script in :data:`PACKAGES`; never raises for a missing network.
+
+    After one npm failure the remaining packages are not tried (same registry, same outcome).
+    """
+    out: dict[str, VendorFile] = {}
+    failed = ""
+    for name in PACKAGES:
+        if failed:
+            out[name] = VendorFile(name, None, f"not tried after: {failed}")
+            continue
+        out[name] = _fetch(name, cache, timeout)
+        note = out[name].note
+        if out[name].path is None and note.startswith("npm pack"):
+            failed = note
+    return out
 
 
 def install_vendor(files: dict[str, VendorFile], site_libs: Path) -> dict[str, str]:

@@ -35,3 +35,19 @@ def test_cache_is_used(tmp_path, monkeypatch):
     cached.parent.mkdir(parents=True)
     cached.write_text("x", encoding="utf-8")
     assert ensure_vendor(tmp_path / "cache")["mermaid"].path == cached
+
+
+def test_npm_failure_is_a_note_and_stops_further_tries(tmp_path, monkeypatch):
+    for _, _, env in PACKAGES.values():
+        monkeypatch.delenv(env, raising=False)
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    fake = bindir / "npm"
+    fake.write_text(f"#!/bin/sh\necho called >> {tmp_path / 'calls'}\necho 'network unreachable' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bindir))
+    files = ensure_vendor(tmp_path / "cache")
+    names = list(PACKAGES)
+    assert "network unreachable" in files[names[0]].note and files[names[0]].path is None
+    assert all(files[n].note.startswith("not tried after") for n in names[1:])
+    assert (tmp_path / "calls").read_text().count("called") == 1
