@@ -27,7 +27,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from .lang import CALLOUT_TITLES, TITLE_DELIM
-from .qmd import Cell, Div, Document, Markdown, Node
+from .qmd import Cell, Div, Document, Markdown, Node, QmdError
 
 _REMOVE_TAGS = (("include", "remove-cell"), ("echo", "remove-input"), ("output", "remove-output"))
 _CELL_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -127,8 +127,8 @@ class _Writer:
                 self.chrome(f"*{self.caption(node)}*", node.line)
             return
         if node.lang != "python":
-            raise ValueError(f"{self.doc.path}:{node.line}: executable `{{{node.lang}}}` cells are not "
-                             "supported (python and mermaid are)")
+            raise QmdError(self.doc.path, node.line, f"executable `{{{node.lang}}}` cells are not supported "
+                                                      "(python and mermaid are)")
         body = node.source.rstrip("\n")
         magic = body.lstrip().startswith("%%")
         source = body if magic else "".join(node.option_lines) + body

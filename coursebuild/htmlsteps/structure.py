@@ -58,7 +58,9 @@ def _figure(cell: NotebookNode, page: dict) -> tuple[str, str]:
         notice = f'<p class="course-notice">{html.escape(UI["mermaid_missing"])}</p>'
     kind = " course-mermaid" if mermaid else ""
     caption = f"<figcaption>{html.escape(cap)}</figcaption>" if cap else ""
-    return f'<figure{ident} class="course-figure{kind}">{notice}', f"{caption}</figure>"
+    # Images carry fig-alt as alt (cells step); a drawn flowchart gets it as the figure's label.
+    label = f' aria-label="{_attr(options["fig-alt"])}"' if mermaid and options.get("fig-alt") else ""
+    return f'<figure{ident} class="course-figure{kind}"{label}>{notice}', f"{caption}</figure>"
 
 
 def div_structure(nb: NotebookNode, page: dict) -> NotebookNode:
