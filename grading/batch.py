@@ -74,7 +74,7 @@ def grade_many(items: list[tuple[str, Path]], exercise: str, out: Path | None = 
     def finish(i: int, res: SubmissionResult) -> None:
         results[i] = res
         if out is not None:
-            write_submission(res, out / res.name)
+            write_submission(res, out)
         bar.update(1)
 
     try:

@@ -1,5 +1,5 @@
 """Writing results: Gradescope results.json, feedback.md (Chinese, for the student), gradebook.csv and
-instructor.json (hidden-case details, for the instructor only)."""
+_instructor/<submission>.json (hidden-case details, for the instructor only)."""
 from __future__ import annotations
 
 import csv
@@ -66,7 +66,13 @@ def feedback_markdown(res: SubmissionResult) -> str:
     return "\n".join(out)
 
 
-def write_submission(res: SubmissionResult, folder: Path) -> None:
+INSTRUCTOR_DIR = "_instructor"
+
+
+def write_submission(res: SubmissionResult, out: Path) -> None:
+    """``out/<name>/results.json`` and ``feedback.md`` (safe to hand to the student) and
+    ``out/_instructor/<name>.json`` (hidden cases and per-case details: keep it away from students)."""
+    folder = out / res.name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "results.json").write_text(json.dumps(res.to_gradescope(), ensure_ascii=False, indent=2) + "\n",
                                          encoding="utf-8")
@@ -74,7 +80,8 @@ def write_submission(res: SubmissionResult, folder: Path) -> None:
     instructor = {"submission": res.name, "score": res.score, "verdict": res.verdict,
                   "tests": {t.id: {"status": t.status, "score": t.score, "detail": t.detail} for t in res.tests},
                   **res.instructor}
-    (folder / "instructor.json").write_text(json.dumps(instructor, ensure_ascii=False, indent=2, default=str) + "\n",
+    (out / INSTRUCTOR_DIR).mkdir(exist_ok=True)
+    (out / INSTRUCTOR_DIR / f"{res.name}.json").write_text(json.dumps(instructor, ensure_ascii=False, indent=2, default=str) + "\n",
                                             encoding="utf-8")
 
 
@@ -91,7 +98,9 @@ def write_gradebook(results: list[SubmissionResult], path: Path) -> None:
         w = csv.writer(f)
         w.writerow(head)
         for r in results:
-            by_id = {t.id: ("pending" if t.status == "pending" else f"{t.score:g}") for t in r.tests}
+            # points where a test carries points; passed/failed for the 0-point gates (conformance, nvcc, public)
+            by_id = {t.id: ("pending" if t.status == "pending" else f"{t.score:g}" if t.max_score else t.status)
+                     for t in r.tests}
             w.writerow([r.name, r.source_kind, f"{r.score:g}", f"{r.max_score:g}", f"{r.pending_max:g}", r.verdict,
                         ";".join(v.id for v in r.vetoes), r.blank or "", "" if r.value is None else r.value,
                         *[by_id.get(i, "") for i in test_ids], (r.problem or "").replace("\n", " "),

@@ -38,8 +38,9 @@ def test_batch_writes_everything(ex, fake_sim, corpus, tmp_path):
         d = json.loads((folder / "results.json").read_text(encoding="utf-8"))
         assert d["score"] == r.score and d["extra_data"]["verdict"] == r.verdict
         assert (folder / "feedback.md").read_text(encoding="utf-8").startswith("# 评分反馈")
-        inst = json.loads((folder / "instructor.json").read_text(encoding="utf-8"))
-        assert inst["submission"] == r.name
+        assert sorted(p.name for p in folder.iterdir()) == ["feedback.md", "results.json"]   # student-safe
+        inst = json.loads((out / "_instructor" / f"{r.name}.json").read_text(encoding="utf-8"))
+        assert inst["submission"] == r.name and "cases" in inst or r.problem
     rows = list(csv.DictReader(open(out / "gradebook.csv", encoding="utf-8")))
     assert {r["submission"] for r in rows} == {p.stem for p in corpus.iterdir()}
     by = {r["submission"]: r for r in rows}
