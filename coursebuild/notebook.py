@@ -16,10 +16,12 @@ Cell conventions (what graders and the HTML step rely on):
 
 With ``student=True`` (the notebooks handed out) the notebook also shows what the site shows in its
 page chrome: a title cell, callout titles and figure captions as small markdown cells (tagged
-``course-chrome``).
+``course-chrome``); a collapsible callout holding only text (the hint levels) becomes one markdown cell
+of nested ``<details>``, so hints stay folded in Jupyter too.
 """
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -35,6 +37,10 @@ _CELL_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 def _json_safe(value: object) -> object:
     return json.loads(json.dumps(value, default=str, ensure_ascii=False))
+
+
+def _has_cells(node: Div) -> bool:
+    return any(isinstance(c, Cell) or (isinstance(c, Div) and _has_cells(c)) for c in node.children)
 
 
 def callout_kind(classes: list[str]) -> str | None:
@@ -142,7 +148,31 @@ class _Writer:
             label = node.meta["crossref"]["label"]
             self.chrome(f'<a id="{label}"></a>*{self.caption(node)}*', node.line)
 
+    def details(self, node: Div) -> str:
+        """Markdown of a text-only div, collapsible callouts as ``<details>`` (Jupyter renders both)."""
+        parts = []
+        for child in node.children:
+            if isinstance(child, Markdown):
+                if child.text.strip():
+                    parts.append(child.text.strip("\n"))
+            elif isinstance(child, Div):
+                parts.append(self.details(child))
+        body = "\n\n".join(parts)
+        kind = callout_kind(node.attrs.classes)
+        collapse = str(node.attrs.get("collapse", "")).lower()
+        if not kind or collapse not in ("true", "false"):
+            return body
+        title = html.escape(node.attrs.get("title") or CALLOUT_TITLES[kind])
+        opened = " open" if collapse == "false" else ""
+        return (f'<details class="callout callout-{kind}"{opened}>\n<summary><strong>{title}</strong></summary>'
+                f"\n\n{body}\n\n</details>")
+
     def div(self, node: Div) -> None:
+        if self.student and not _has_cells(node) and str(node.attrs.get("collapse", "")).lower() in ("true", "false"):
+            cell = nbformat.v4.new_markdown_cell(self.details(node))
+            cell.metadata["tags"] = ["course-collapsed"]
+            self.add(cell, node.line)
+            return
         self.pending_open.append({"id": node.attrs.id, "classes": list(node.attrs.classes),
                                   "attrs": dict(node.attrs.kv)})
         kind = callout_kind(node.attrs.classes)

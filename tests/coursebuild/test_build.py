@@ -108,6 +108,8 @@ def test_mermaid_and_callouts(built):
     assert callout.summary.get_text() == "💡 点击展开参考答案" and "open" not in callout.attrs
     assert callout.select_one("figure, .jp-CodeCell") is not None  # the solution cell sits inside
     assert exercise.select_one(".callout-tip") is None
+    inner = exercise.select_one("details.callout-note details.callout-note")  # hint levels nest, one at a time
+    assert inner.summary.get_text() == "第 2 级提示" and "奇数行步长" in inner.get_text()
     note = exercise.select_one("div.callout.callout-note")
     assert "练习版" in note.get_text() and "参考答案版" not in note.get_text()
 

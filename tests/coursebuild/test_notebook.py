@@ -95,3 +95,16 @@ def test_tags_from_options():
 def test_unsupported_cell_language():
     with pytest.raises(ValueError, match=r"x\.qmd:1: executable `\{r\}` cells are not supported"):
         to_notebook(parse_qmd("```{r}\n1\n```\n", "x.qmd"))
+
+
+def test_text_only_collapsible_callouts_stay_folded_in_student_notebooks():
+    nb = _nb("exercise", student=True)
+    hint = [c for c in nb.cells if "course-collapsed" in c.metadata.get("tags", [])]
+    assert len(hint) == 1
+    src = hint[0].source
+    assert src.count("<details") == 2 and src.count("</details>") == 2
+    assert src.index("第 1 级提示") < src.index("看行步长") < src.index("第 2 级提示") < src.index("奇数行步长")
+    # The site keeps the div markers instead (the page template nests them).
+    site = _nb("exercise", student=False, fmt="html")
+    assert not [c for c in site.cells if "course-collapsed" in c.metadata.get("tags", [])]
+    assert any("奇数行步长" in c.source for c in site.cells)
