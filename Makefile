@@ -14,6 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 site: $(STAMP)
+	bash tools/ensure_chromium.sh || echo "no CJK font installed: figure labels fall back to English"
 	$(PY) lessons/prelude/02_memory_coalescing.py --quick
 	$(PY) -m coursebuild
 

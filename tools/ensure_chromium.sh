@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Headless Chromium for the page tests comes from Debian (browser downloads fail here).
+# Debian packages the site and its tests use: headless Chromium for the page tests (browser downloads fail
+# on these machines) and a CJK font so the figures' Chinese labels render. Needs root; a no-op when present.
 set -u
-if command -v chromium >/dev/null 2>&1; then exit 0; fi
-if [ "$(id -u)" != 0 ]; then echo "not root: cannot apt-get install chromium" >&2; exit 1; fi
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+fc-list :lang=zh 2>/dev/null | grep -q . || need+=(fonts-noto-cjk)
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then echo "not root: cannot apt-get install ${need[*]}" >&2; exit 1; fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null
-command -v chromium >/dev/null 2>&1
+echo "installing ${need[*]} (apt-get)"
+apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+command -v chromium >/dev/null 2>&1 && fc-list :lang=zh | grep -q .
