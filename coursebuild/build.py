@@ -140,6 +140,7 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
            jobs: int | None = None, only: list[str] | None = None,
            log: Callable[[str], None] = print) -> BuildReport:
     t0 = time.perf_counter()
+    digest = inputs_digest(root)  # before reading anything: an edit during the build makes this site stale
     if renderer not in ("auto", "quarto", "fallback"):
         raise BuildError(f"unknown renderer {renderer!r} (auto, quarto or fallback)")
     quarto = find_quarto() if renderer in ("auto", "quarto") else None
@@ -278,7 +279,7 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
     info = {"renderer": report.renderer, "renderer_detail": report.renderer_detail,
             "seconds": round(report.seconds, 2), "branches": list(branches), "pages": pages,
             "executed": bool(execute), "vendored": report.vendored, "notes": report.notes,
-            "partial": bool(only), "inputs_digest": inputs_digest(root),
+            "partial": bool(only), "inputs_digest": digest,
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     (site_dir / "build-info.json").write_text(json.dumps(info, ensure_ascii=False, indent=2), encoding="utf-8")
     return report
