@@ -12,8 +12,6 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).parent
-SUBMISSIONS = HERE / "submissions"
-REFERENCE = HERE.parents[1] / "grading" / "exercises" / "lesson09" / "solution.cu"   # the reference solution
 sys.path.insert(0, str(HERE))
 
 import fakecuda  # noqa: E402
@@ -23,8 +21,6 @@ import grading.pipeline  # noqa: E402
 import grading.sim  # noqa: E402
 from grading.sim import cuda_available  # noqa: E402
 from grading.spec import load_exercise  # noqa: E402
-
-needs_cuda = pytest.mark.skipif(not cuda_available(), reason="labsim.cuda (CUDA C front end) not installed yet")
 
 
 @pytest.fixture(scope="session")
@@ -59,11 +55,3 @@ def fake_sim(monkeypatch):
     yield "fake"
     grading.context._BASELINE.clear()
 
-
-def path_of(name: str) -> Path:
-    """A corpus file, or the exercise's reference solution for "solution.cu"."""
-    return REFERENCE if name == "solution.cu" else SUBMISSIONS / name
-
-
-def fill(ex, blank: str) -> str:
-    return ex.template.replace(ex.blank, blank)

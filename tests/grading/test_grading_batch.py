@@ -9,7 +9,7 @@ import shutil
 import time
 
 import pytest
-from conftest import REFERENCE, SUBMISSIONS
+from grading_testlib import REFERENCE, SUBMISSIONS
 
 import grading.batch
 import grading.sim

@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import REFERENCE, SUBMISSIONS, fill, needs_cuda
+from grading_testlib import REFERENCE, SUBMISSIONS, fill, needs_cuda
 from nbmaker import notebook, write
 
 from grading.bundle import build_bundle

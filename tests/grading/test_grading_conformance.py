@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import fill
+from grading_testlib import fill
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

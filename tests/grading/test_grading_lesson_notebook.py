@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import needs_cuda
+from grading_testlib import needs_cuda
 
 REPO = Path(__file__).resolve().parents[2]
 LESSON = "lessons/lesson09_transpose_tiled.qmd"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import SUBMISSIONS, fill
+from grading_testlib import SUBMISSIONS, fill
 
 from grading import check
 from grading.public import CheckReport

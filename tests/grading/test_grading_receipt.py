@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import fill
+from grading_testlib import fill
 from nbmaker import notebook, write
 
 from grading import check

@@ -2,7 +2,7 @@
 feedback.md carries counts, never hidden inputs; results.json keeps Gradescope's schema."""
 from __future__ import annotations
 
-from conftest import fill
+from grading_testlib import fill
 
 from grading.pipeline import Options, grade_submission
 from grading.report import feedback_markdown, summary_text

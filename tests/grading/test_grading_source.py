@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import SUBMISSIONS, fill
+from grading_testlib import SUBMISSIONS, fill
 from nbmaker import notebook, write
 
 from grading.source import discover, load_submission

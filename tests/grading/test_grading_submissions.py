@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import REFERENCE, SUBMISSIONS, path_of
+from grading_testlib import REFERENCE, SUBMISSIONS, path_of
 
 from grading.pipeline import Options, grade_submission
 

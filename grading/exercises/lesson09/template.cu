@@ -16,7 +16,7 @@ constexpr int BLOCK_ROWS = 8;
 // 优化思路：
 // 1. 先把 input 的 32x32 tile 合并读取到 shared memory。
 // 2. 再从 shared memory 转置后合并写到 output。
-// 3. shared memory 第二维用 33，避免 tile[col][row] 访问时 32 路 bank conflict。
+// 3. shared memory 的第二维要选得让 tile[col][row] 这种按列读不再挤进同一个 bank（想想 bank 号怎么算）。
 __global__ void transpose_tiled_kernel(
     const float* __restrict__ input,
     float* __restrict__ output,
