@@ -36,6 +36,7 @@ from .notebook import to_notebook
 from .qmd import Document, read_qmd, write_qmd
 from .quarto import find_quarto, quarto_version, render_branch
 from .site import Site, load_site
+from .studentkit import make_student_kit
 from .transforms import NOTEBOOK_PIPELINE, SOURCE_PIPELINE, run_pipeline
 from .transforms.guard_leaks import LeakError
 from .vendor import ensure_vendor, install_vendor
@@ -266,9 +267,13 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
             (hand_out / _ipynb(p)).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(build_dir / "exercise" / _ipynb(p), hand_out / _ipynb(p))
 
+        if not only:
+            make_student_kit(root, hand_out)
+
         # 5. Nothing hidden may have reached anything built for students.
         built = [f for d in (site_dir / "exercise", hand_out, build_dir / "exercise", build_dir / "executed" / "exercise")
-                 for f in d.rglob("*") if f.is_file() and f.suffix in (".html", ".ipynb", ".qmd")]
+                 for f in d.rglob("*") if f.is_file() and f.suffix in (".html", ".ipynb", ".qmd", ".py", ".cu",
+                                                                       ".toml")]
         hits = scan_for_leaks(built, snippets)
         if hits:
             raise BuildError("leak guard: hidden-check text in the exercise branch:\n  " + "\n  ".join(hits[:20]))
