@@ -28,11 +28,14 @@ def test_kit_runs_the_public_check_without_the_repo(tmp_path):
         assert set(tomllib.load(f)["project"]["dependencies"]) <= set(meta["dependencies"])
     # run from the kit alone: the repo is not importable
     template = ROOT / "grading" / "exercises" / "lesson09" / "template.cu"
+    filled = tmp_path / "filled.cu"
+    filled.write_text(template.read_text(encoding="utf-8").replace("______", "TILE_DIM + 1"), encoding="utf-8")
     code = ("import grading, labsim; assert grading.__file__.startswith(%r), grading.__file__\n"
-            "from grading import check\nr = check(%r)\nprint('VERDICT', r.passed)" % (str(kit), str(template)))
+            "from grading import check\n"
+            "print('VERDICT', check(%r).ok, check(%r).ok)" % (str(kit), str(template), str(filled)))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(kit)
     out = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(kit)!r})\n" + code],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert "VERDICT False" in out.stdout and "______" in out.stdout
+    assert "VERDICT False True" in out.stdout and "______" in out.stdout
