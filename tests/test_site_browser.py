@@ -1,7 +1,7 @@
 """Lesson 9's built pages in headless Chromium (Debian's, via Playwright): what a reader actually sees.
 
 Builds the site first when ``_site`` is missing or stale (``coursebuild.build.ensure_built``). Skips with
-a reason when ``/usr/bin/chromium`` (installed by tools/ensure_chromium.sh, which ``make test`` runs) or
+a reason when ``/usr/bin/chromium`` (installed by tools/ensure_system_packages.sh, which ``make test`` runs) or
 the ``playwright`` package is missing. Screenshots go to ``artifacts/site_browser/`` (gitignored).
 No request may leave the machine: anything but ``file://`` is aborted and fails the test.
 """
@@ -22,7 +22,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 if not CHROMIUM.exists():
-    pytest.skip(f"{CHROMIUM} not installed (run tools/ensure_chromium.sh)", allow_module_level=True)
+    pytest.skip(f"{CHROMIUM} not installed (run tools/ensure_system_packages.sh)", allow_module_level=True)
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 if not LESSON.exists():
     pytest.skip("lessons/lesson09_transpose_tiled.qmd does not exist yet", allow_module_level=True)
