@@ -19,7 +19,7 @@ from .conformance import Conformance, check_conformance
 from .context import RunContext
 from .nvcc import NvccResult, nvcc_compile
 from .receipt import ReceiptCheck, find_receipts, make_receipt, verify
-from .results import SubmissionResult, TestResult, Veto
+from .results import SubmissionResult, TestResult
 from .sim import LabsimError, SimUnavailable, compile_source
 from .source import Submission, load_submission
 from .spec import Exercise

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .analysis import InstrSummary, WarpAccess, min_wavefronts, sectors_per_warp, wavefronts_per_warp
+from .analysis import InstrSummary, WarpAccess, sectors_per_warp, wavefronts_per_warp
 from .errors import (DivergentBarrierError, KernelError, LabsimError, LaunchError, MemoryArgumentError,
                      MisalignedAddressError, OutOfBoundsError, StepBudgetError, UnsupportedError)
 from .gpus import GPU, get_gpu
@@ -182,7 +182,7 @@ class Block:
                                           f"per thread ({self._tid.size})") from None
         return a.astype(np.int64, copy=False)
 
-    def _name(self, arr, name, frame_depth=3) -> str:
+    def _name(self, arr, name) -> str:
         if name:
             return name
         for pos, pname in self._ctx.param_names.items():
@@ -258,16 +258,16 @@ class Block:
             addr = base + off
             data, idx = self._viewed(flat, view, addr, act, name, line, off)
         if base % itemsize and view is None:
-            self._misaligned(addr, act, itemsize, name, line, "global")
+            self._misaligned(addr, act, itemsize, name, line)
         return data, idx, addr, itemsize, name
 
     def _viewed(self, raw, view, addr, act, name, line, off):
-        self._misaligned(addr, act, view.itemsize, name, line, "global")
+        self._misaligned(addr, act, view.itemsize, name, line)
         nbytes = raw.nbytes - raw.nbytes % view.itemsize
         data = raw.reshape(-1).view(np.uint8)[:nbytes].view(view)
         return data, off // view.itemsize
 
-    def _misaligned(self, addr, act, itemsize, name, line, space):
+    def _misaligned(self, addr, act, itemsize, name, line):
         bad = act & (addr % itemsize != 0)
         if bad.any():
             i = int(np.argmax(bad))
@@ -365,7 +365,7 @@ class Block:
         itemsize = view.itemsize
         self._check_bounds(off, act, sh.nbytes - itemsize + 1, name, line, "shared", unit="bytes")
         addr = sh.offset + off
-        self._misaligned(addr, act, itemsize, name, line, "shared")
+        self._misaligned(addr, act, itemsize, name, line)
         if sh.nbytes % itemsize:
             raise UnsupportedError(f"a {itemsize}-byte view of shared array {name} ({sh.nbytes} bytes, not a "
                                    f"multiple of {itemsize})", line=line, array=name)
