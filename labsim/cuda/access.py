@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import OutOfBoundsError
+from ..errors import OutOfBoundsError, StepBudgetError
 from .ctype import CType
 from .runtime import masked, pack, unpack
 from .symbols import E, LV
@@ -34,7 +34,16 @@ def _offset(p, i, size: int, dt: np.dtype):
     return np.asarray(i, dtype=np.int64) * size + p.boff, dt
 
 
+def _tick(c, line: int) -> None:
+    try:
+        c.blk.tick(c.memcost)
+    except StepBudgetError as e:
+        e.where.setdefault("line", line)
+        raise
+
+
 def mem_get(c, p, i, t: CType, line: int, name: str):
+    _tick(c, line)
     dt = mem_dtype(t)
     idx, view = _offset(p, i, t.size, dt)
     if p.space == "global":
@@ -45,6 +54,7 @@ def mem_get(c, p, i, t: CType, line: int, name: str):
 
 
 def mem_put(c, p, i, t: CType, v, line: int, name: str) -> None:
+    _tick(c, line)
     dt = mem_dtype(t)
     idx, view = _offset(p, i, t.size, dt)
     if t.kind == "vec":

@@ -79,7 +79,8 @@ class CallMixin:
                     raise self.err(node, f"{name} needs one type and one argument")
                 t = self.type_descriptor(targs[0])
                 e = self.expr(arg_nodes[0])
-                if name == "static_cast" and t.kind == "ptr" and e.t.kind == "ptr" and not e.t.elem.same(t.elem):
+                if name == "static_cast" and t.kind == "ptr" and e.t.kind == "ptr" and not e.t.elem.same(t.elem) \
+                        and e.t.elem.kind != "void" and t.elem.kind != "void":
                     raise self.err(node, f"static_cast from '{e.t}' to '{t}' is not allowed (use reinterpret_cast)")
                 return self.coerce(e, t, node, explicit=True)
             if name == "dynamic_cast":
@@ -308,6 +309,7 @@ class CallMixin:
         where = self.loc(node)
 
         def ev(c):
+            c.blk.tick(c.memcost)
             ptr = P(c)
             val = V(c)
             if neg:
@@ -483,6 +485,7 @@ def _bits(dt):
 CONVERSIONS = {
     "__float2half": (ct.FLOAT, ct.HALF, None), "__float2half_rn": (ct.FLOAT, ct.HALF, None),
     "__half2float": (ct.HALF, ct.FLOAT, None), "__int2float_rn": (ct.INT, ct.FLOAT, None),
+    "__int2half_rn": (ct.INT, ct.HALF, None),
     "__uint2float_rn": (ct.UINT, ct.FLOAT, None), "__float2int_rz": (ct.FLOAT, ct.INT, None),
     "__float2uint_rz": (ct.FLOAT, ct.UINT, None), "__double2float_rn": (ct.DOUBLE, ct.FLOAT, None),
     "__int2double_rn": (ct.INT, ct.DOUBLE, None), "__float2int_rn": (ct.FLOAT, ct.INT, _rn_int(np.int32)),

@@ -382,6 +382,8 @@ class ExprMixin:
         if op not in ("+", "-") or (a.t.kind == "ptr") == (b.t.kind == "ptr"):
             raise self.err(node, f"invalid operands to binary expression ('{a.t}' {op} '{b.t}')")
         p, i = (a, b) if a.t.kind == "ptr" else (b, a)
+        if p.t.elem.kind == "void":
+            raise self.err(node, "arithmetic on a pointer to void")
         if op == "-" and p is b:
             raise self.err(node, f"invalid operands to binary expression ('{a.t}' - '{b.t}')")
         if not i.t.is_integer:
@@ -548,7 +550,7 @@ class ExprMixin:
         if t.kind == "vec" and e.t.kind == "vec" and e.t.same(t):
             return E(t, e.ev, pure=e.pure, lv=e.lv)
         if t.kind == "ptr" and e.t.kind == "ptr":
-            if e.t.elem.same(t.elem) or t.elem.kind == "void" and explicit:
+            if e.t.elem.same(t.elem) or t.elem.kind == "void":
                 if e.t.const and not t.const and not explicit:
                     raise self.err(node, f"cannot convert '{e.t}' to '{t}': it would drop const")
                 return E(t, e.ev, pure=e.pure)

@@ -100,6 +100,8 @@ class _Pre:
         self.text = text
         self.file = filename
         self.macros: dict[str, _Macro] = {k: _Macro(k, None, [_Tok("num", v, 0, 0)], 0) for k, v in PREDEFINED.items()}
+        # __align__(n): labsim already aligns every shared array to 128 bytes
+        self.macros["__align__"] = _Macro("__align__", ["n"], [], 0)
         self.out: list[str] = []
         self.segments: dict[int, list[tuple[int, int, int, bool]]] = {}
         self.lines = text.split("\n")
@@ -133,7 +135,7 @@ class _Pre:
         if cond:
             raise CudaSyntaxError("unterminated #if/#ifdef (missing #endif)", file=self.file, line=out_line)
         return Preprocessed("".join(self.out), self.file, self.text, self.segments,
-                            {k: v for k, v in self.macros.items() if k not in PREDEFINED})
+                            {k: v for k, v in self.macros.items() if k not in PREDEFINED and k != "__align__"})
 
     # ---- directives ----------------------------------------------------------------------------------------
     def directive(self, content: list[_Tok], cond: list[list[bool]], active: bool) -> None:

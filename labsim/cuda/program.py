@@ -15,7 +15,7 @@ import tree_sitter_cuda
 from tree_sitter import Language, Parser
 
 from .. import launch as _engine_launch
-from ..errors import LabsimError
+from ..errors import LabsimError, StepBudgetError
 from . import ctype as ct
 from .access import mem_dtype
 from .compiler import Compiler
@@ -25,8 +25,8 @@ from .runtime import Ctx, HostBlock, Ptr
 from .symbols import FunctionCode
 
 MAX_SOURCE_BYTES = 1 << 20
-DEFAULT_MAX_STEPS = 200_000       # loop iterations, weighted by thread-set size (see Program.launch)
-HOST_MAX_STEPS = 100_000
+DEFAULT_MAX_STEPS = 10_000_000    # ~2 s of interpretation (see Ctx.stepcost / memcost)
+HOST_MAX_STEPS = 10_000_000
 _LANGUAGE = Language(tree_sitter_cuda.language())
 
 
@@ -115,8 +115,10 @@ class Program:
         """Run ``kernel_name<<<grid, block, dynamic_smem>>>(*args)`` on the engine.
 
         Arrays stand for device pointers: an array passed for ``T*`` is viewed as ``T`` (its size in bytes must
-        be a multiple of ``sizeof(T)``). ``max_steps`` bounds loop iterations (each weighted by 1 + threads in
-        the thread set / 1024) so that an endless loop stops with ``StepBudgetError``.
+        be a multiple of ``sizeof(T)``). ``max_steps`` bounds the work (loop iterations and memory
+        instructions, weighted by the number of threads they run for; the default, 10 million, is about two
+        seconds of interpretation) so that an endless loop stops with ``StepBudgetError``; raise it for a
+        longer kernel.
         """
         code = self.kernels.get(kernel_name)
         if code is None:
@@ -168,6 +170,8 @@ class Program:
         text = e._format()
         if isinstance(line, int) and 1 <= line <= len(self._lines):
             text += "\n    " + self._lines[line - 1].strip()
+        if isinstance(e, StepBudgetError):
+            text += "\n(a kernel that really needs longer can pass a larger max_steps= to launch/call)"
         e.args = (text,)
 
     def _bind(self, code: FunctionCode, args: list) -> list:
@@ -309,7 +313,8 @@ def compile(source: str, filename: str = "<source>") -> Program:  # noqa: A001 -
     comp = Compiler(pp, tree.root_node, filename)
     if tree.root_node.has_error:
         raise _syntax_error(comp, tree.root_node)
-    kernels, hosts, funcs = comp.run()
+    with np.errstate(all="ignore"):   # constant folding wraps like the kernels do
+        kernels, hosts, funcs = comp.run()
     return Program(source, filename, kernels, hosts, funcs, pp)
 
 

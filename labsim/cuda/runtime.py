@@ -14,7 +14,7 @@ from ..errors import StepBudgetError
 class Ctx:
     """Frame of one kernel (or host function) invocation over one thread set."""
 
-    __slots__ = ("blk", "v", "n", "act", "full", "base", "jm", "jumps", "file", "coords", "stepcost")
+    __slots__ = ("blk", "v", "n", "act", "full", "base", "jm", "jumps", "file", "coords", "stepcost", "memcost")
 
     def __init__(self, blk, nslots: int, njm: int, file: str) -> None:
         self.blk = blk
@@ -28,7 +28,10 @@ class Ctx:
         self.base = np.array(a, dtype=bool)
         self.act = self.base
         self.full = True
-        self.stepcost = 1 + self.n // 1024
+        # step costs roughly proportional to interpreter time (a step is ~0.2 us): a loop iteration, and a
+        # memory instruction (the engine's per-instruction work dominates for small thread sets)
+        self.stepcost = 5 + 5 * (self.n // 1024)
+        self.memcost = 300 + 200 * (self.n // 1024)
 
     def refresh(self) -> None:
         a = self.blk.active

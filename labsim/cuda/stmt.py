@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import StepBudgetError
 from . import ctype as ct
 from .access import MAX_LOCAL_ELEMENTS, mem_dtype
 from .errors import CudaSyntaxError
@@ -164,6 +165,7 @@ class StmtMixin:
         cont = ls.cont
         brk = ls.brk
         C = cond.ev if cond is not None and not (cond.k is not None and bool(cond.k)) else None
+        line = self.line(node)
         if cond is not None and cond.k is not None and not bool(cond.k) and not do_while:
             return (init if init is not None else None), NO_JUMPS
 
@@ -189,7 +191,11 @@ class StmtMixin:
                 first = False
                 if not alive.any():
                     break
-                c.blk.tick(c.stepcost)
+                try:
+                    c.blk.tick(c.stepcost)
+                except StepBudgetError as e:
+                    e.where.setdefault("line", line)
+                    raise
                 if body_f is not None:
                     j0 = c.jumps
                     body_f(c)
