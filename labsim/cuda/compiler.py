@@ -362,16 +362,17 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
 
     def global_declaration(self, node, prefix: str) -> None:
         quals = self.quals_of(node)
-        for bad, what in (("__constant__", "__constant__ memory"), ("__device__", "global __device__ variables"),
-                          ("__managed__", "__managed__ memory"), ("__shared__", "__shared__ variables at file scope")):
-            if bad in quals:
-                raise self.unsupported(node, what)
         tnode = node.child_by_field_name("type")
         t = self.base_type(tnode)
         for d in node.children_by_field_name("declarator"):
             if d.type == "function_declarator" or (d.type == "pointer_declarator" and self._is_fn_decl(d)):
                 self.prototype(node, quals, t, d, prefix)
                 continue
+            for bad, what in (("__constant__", "__constant__ memory"), ("__device__", "global __device__ variables"),
+                              ("__managed__", "__managed__ memory"),
+                              ("__shared__", "__shared__ variables at file scope")):
+                if bad in quals:
+                    raise self.unsupported(node, what)
             name, nnode, vt, dims, init, const = self.unwrap_declarator(d, t, quals)
             if dims:
                 raise self.unsupported(d, "arrays at file scope (pass them as kernel arguments)")

@@ -26,7 +26,7 @@ def is_scalar(v) -> bool:
 class ExprMixin:
     """Compiles expression nodes (mixed into ``Compiler``)."""
 
-    def expr(self, node) -> E:
+    def expr(self, node, allow_array: bool = False) -> E:
         self.count(node)
         handler = getattr(self, "x_" + node.type, None)
         if handler is None:
@@ -34,7 +34,11 @@ class ExprMixin:
             if node.type in UNSUPPORTED:
                 raise self.unsupported(node, UNSUPPORTED[node.type])
             raise self.unsupported(node, f"the expression '{self.text(node)[:40]}' ({node.type.replace('_', ' ')})")
-        return handler(node)
+        e = handler(node)
+        if e.ev is None and not allow_array:
+            raise self.err(node, f"per-thread array '{e.arr.name}' can only be indexed ({e.arr.name}[i]); labsim "
+                           "has no pointers into per-thread arrays", CudaUnsupportedError)
+        return e
 
     # ---- leaves --------------------------------------------------------------------------------------------
     def x_number_literal(self, node) -> E:
@@ -200,7 +204,7 @@ class ExprMixin:
             while base.type == "parenthesized_expression":
                 base = [ch for ch in base.named_children if ch.type != "comment"][0]
         indices.reverse()
-        b = self.expr(base)
+        b = self.expr(base, allow_array=True)
         name = self.text(base) if base.type == "identifier" else None
         if b.arr is not None:
             sym = b.arr
@@ -213,9 +217,9 @@ class ExprMixin:
                 return self.lv_e(local_array_lv(self, sym, idx_es, node))
             flat = self.flat_index(idx_es, sym.dims)
             if len(indices) < len(sym.dims):    # a row of a 2-D array: a pointer to its first element
-                stride = int(np.prod(sym.dims[len(indices):])) * sym.t.size
+                size = sym.t.size       # flat already counts whole rows
                 F, B = flat.ev, b.ev
-                return E(ct.pointer_to(sym.t, space="shared"), lambda c: B(c).moved(F(c) * stride),
+                return E(ct.pointer_to(sym.t, space="shared"), lambda c: B(c).moved(F(c) * size),
                          pure=flat.pure)
             return self.lv_e(element_lv(self, b, flat, node, sym.name))
         e = b
@@ -246,7 +250,8 @@ class ExprMixin:
             return const_e(np.int64(sum(int(i.k) * s for i, s in zip(idx, strides))), ct.LLONG)
         evs = [(i.ev, s) for i, s in zip(idx, strides)]
         if len(evs) == 1:
-            return E(ct.LLONG, evs[0][0], pure=idx[0].pure)
+            (A, sa), = evs
+            return E(ct.LLONG, A if sa == 1 else (lambda c: A(c) * sa), pure=idx[0].pure)
         if len(evs) == 2:
             (A, sa), (B, sb) = evs
             if sb == 1:
@@ -400,6 +405,8 @@ class ExprMixin:
 
     def x_conditional_expression(self, node) -> E:
         cn = node.child_by_field_name("condition")
+        if node.child_by_field_name("consequence") is None:
+            raise self.unsupported(node, "the GNU 'a ?: b' operator")
         cond = self.truth(self.expr(cn), cn)
         a = self.expr(node.child_by_field_name("consequence"))
         b = self.expr(node.child_by_field_name("alternative"))
@@ -587,7 +594,10 @@ class ExprMixin:
             inner = vn
             while inner.type == "parenthesized_expression":
                 inner = inner.named_children[0]
-            if inner.type == "identifier" and isinstance(self.lookup(self.text(inner)), ArraySym):
+            if inner.type == "identifier" and self.lookup(self.text(inner)) is None and \
+                    self.text(inner) in ct.SCALARS:        # sizeof(float4): parsed as an expression
+                size = ct.SCALARS[self.text(inner)].size
+            elif inner.type == "identifier" and isinstance(self.lookup(self.text(inner)), ArraySym):
                 sym = self.lookup(self.text(inner))
                 size = int(np.prod(sym.dims, dtype=np.int64)) * sym.t.size if sym.dims else sym.t.size
             else:

@@ -205,10 +205,11 @@ class Program:
                     raise CudaArgumentError(
                         f"array for '{name}' has {flat.nbytes} bytes ({flat.size} x {flat.dtype}), not a whole "
                         f"number of {elem} ({dt.itemsize} bytes each)", **where)
-                if flat.dtype.kind != dt.kind and elem.kind != "vec" and flat.dtype.kind in "fiu" and \
-                        not (flat.dtype.kind in "iu" and dt.kind in "iu"):
+                base = elem.elem.dtype if elem.kind == "vec" else dt
+                same_ints = flat.dtype.kind in "iu" and base.kind in "iu" and flat.dtype.itemsize == base.itemsize
+                if flat.dtype != base and not same_ints and flat.dtype.kind != "V":
                     warnings.warn(f"{code.name}: array for '{name}' has dtype {flat.dtype} but the parameter is "
-                                  f"{t}; its bytes are read as {elem} (device memory is untyped)", stacklevel=4)
+                                  f"{t}; its bytes are read as {elem} (device memory is untyped)", stacklevel=5)
                 flat = flat.view(np.uint8).view(dt)
             return Ptr(flat, 0, name, "global")
         if t.kind == "stream":

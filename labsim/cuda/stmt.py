@@ -104,6 +104,11 @@ class StmtMixin:
         e = self.expr(kids[0])
         return e.ev, NO_JUMPS
 
+    def s_using_declaration(self, node):
+        if "namespace" not in self.text(node):
+            raise self.unsupported(node, "using-declarations")
+        return None, NO_JUMPS    # `using namespace std;`: names are looked up without it anyway
+
     def s_static_assert_declaration(self, node):
         self.static_assert(node)
         return None, NO_JUMPS
