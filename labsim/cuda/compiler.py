@@ -86,6 +86,7 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         self.shared = []
         self.shared_keys: dict = {}
         self.coords: dict[str, int] = {}
+        self.local_bytes = 0
         self.fn: FnState | None = None
         self.loops: list[LoopState] = []
         self.inline_stack: list[str] = []
@@ -431,7 +432,8 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         body, _ = self.compile_function_body(fd.body)
         kind = "kernel" if mode == "device" else "host"
         return FunctionCode(fd.name, kind, [(n, t) for n, t, _ in fd.params], slots, body, self.nslots, self.njm,
-                            list(self.shared), sorted((s, k) for k, s in self.coords.items()), self.line(fd.node))
+                            list(self.shared), sorted((s, k) for k, s in self.coords.items()), self.line(fd.node),
+                            self.local_bytes)
 
     def coord_slot(self, key: str) -> int:
         """Slot holding a thread-coordinate array (threadIdx.x -> 'tx', ...), filled at kernel entry."""

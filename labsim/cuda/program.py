@@ -15,7 +15,7 @@ import tree_sitter_cuda
 from tree_sitter import Language, Parser
 
 from .. import launch as _engine_launch
-from ..errors import LabsimError, StepBudgetError
+from ..errors import LabsimError, LaunchError, StepBudgetError
 from . import ctype as ct
 from .access import mem_dtype
 from .compiler import Compiler
@@ -25,6 +25,8 @@ from .runtime import Ctx, HostBlock, Ptr
 from .symbols import FunctionCode
 
 MAX_SOURCE_BYTES = 1 << 20
+MAX_LAUNCH_THREADS = 1 << 22      # the simulator holds several int64 arrays per thread
+MAX_LAUNCH_BYTES = 1 << 29        # shared memory and per-thread arrays, summed over the whole grid
 DEFAULT_MAX_STEPS = 10_000_000    # ~2 s of interpretation (see Ctx.stepcost / memcost)
 HOST_MAX_STEPS = 10_000_000
 _LANGUAGE = Language(tree_sitter_cuda.language())
@@ -130,6 +132,7 @@ class Program:
         return self._run(code, grid, block, vals, dynamic_smem, gpu, schedule, max_steps)
 
     def _run(self, code: FunctionCode, grid, block, vals, dynamic_smem, gpu, schedule, max_steps) -> Result:
+        self._check_size(code, grid, block, dynamic_smem)
         steps = DEFAULT_MAX_STEPS if max_steps is None else int(max_steps)
         file = self.filename
         shared, coords, body, nslots, njm = code.shared, code.coords, code.body, code.nslots, code.njm
@@ -160,6 +163,29 @@ class Program:
             self._locate(e)
             raise
         return Result(stats, self, code.name)
+
+    def _check_size(self, code: FunctionCode, grid, block, dynamic_smem) -> None:
+        """Refuse launches whose simulation would not fit in memory (a hostile <<<65535, 1024>>>, say)."""
+        def prod(d):
+            try:
+                vals = [int(d)] if isinstance(d, (int, np.integer)) else [int(x) for x in d]
+            except (TypeError, ValueError):
+                return 1        # the engine reports malformed dimensions
+            out = 1
+            for x in vals:
+                out *= max(x, 1)
+            return out
+        nblocks, nthreads = prod(grid), prod(block)
+        if nblocks * nthreads > MAX_LAUNCH_THREADS:
+            raise LaunchError(f"launch of {nblocks} blocks x {nthreads} threads = {nblocks * nthreads} threads: "
+                              f"labsim simulates at most {MAX_LAUNCH_THREADS} threads per launch",
+                              kernel=code.name, file=self.filename)
+        smem = sum(int(np.prod(sd.dims, dtype=np.int64)) * sd.elem.size for sd in code.shared if not sd.extern)
+        total = (smem + max(int(dynamic_smem), 0)) * nblocks + code.local_bytes * nblocks * nthreads
+        if total > MAX_LAUNCH_BYTES:
+            raise LaunchError(f"this launch needs {total >> 20} MiB of simulated shared memory and per-thread "
+                              f"arrays ({nblocks} blocks); labsim allows {MAX_LAUNCH_BYTES >> 20} MiB",
+                              kernel=code.name, file=self.filename)
 
     def _locate(self, e: LabsimError) -> None:
         """Add the file and the offending source line to an engine error raised inside this program."""

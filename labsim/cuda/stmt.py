@@ -456,6 +456,7 @@ class StmtMixin:
         slot = self.new_slot()
         self.declare(d, ArraySym(name, "array", t, slot, space="local", dims=shape))
         dt = mem_dtype(t)
+        self.local_bytes += total * dt.itemsize
         inits = []
         if init is not None:
             if init.type != "initializer_list":

@@ -121,6 +121,7 @@ class FunctionCode:
     shared: list[SharedDecl] = field(default_factory=list)
     coords: list[tuple[int, str]] = field(default_factory=list)
     line: int = 0
+    local_bytes: int = 0                       # per-thread arrays, bytes per thread
 
     def __repr__(self) -> str:
         ps = ", ".join(f"{t} {n}" for n, t in self.params)

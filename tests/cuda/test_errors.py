@@ -205,3 +205,16 @@ def test_non_text_and_oversized_sources():
         lc.compile(b"__global__ void k() {}")   # type: ignore[arg-type]
     with pytest.raises(lc.CudaSyntaxError, match="larger than"):
         lc.compile("//" + "x" * (2 << 20))
+
+
+def test_launches_too_big_to_simulate_are_refused_before_allocating():
+    src = ("__global__ void k(float* a) { __shared__ float s[12000]; s[threadIdx.x] = 1; a[0] = s[0]; }\n"
+           "void huge_grid(float* a) { k<<<65535, 1024>>>(a); }\n"
+           "void huge_shared(float* a) { k<<<60000, 32>>>(a); }\n")
+    prog = lc.compile(src, "big.cu")
+    t = time.perf_counter()
+    with pytest.raises(labsim.LaunchError, match="at most"):
+        prog.call("huge_grid", np.zeros(4, np.float32))
+    with pytest.raises(labsim.LaunchError, match="MiB"):
+        prog.call("huge_shared", np.zeros(4, np.float32))
+    assert time.perf_counter() - t < 1

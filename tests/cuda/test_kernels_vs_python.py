@@ -284,6 +284,9 @@ def test_tree_reduction(prog, n):
     assert np.array_equal(o1, ref[:, 0])
     same_counters(res, st)
     assert res.race_count == 0
+    o3 = np.zeros(nb, np.float32)
+    adv = prog.launch("reduce_sum", nb, 256, (x, o3, n), schedule="adversarial")
+    assert np.array_equal(o3, o1) and adv.metrics == res.metrics and adv.race_count == 0
 
 
 def test_reduction_without_barrier_races(prog):
@@ -312,6 +315,9 @@ def test_tiled_gemm(prog, N):
         ref = ref + A[:, k:k + 1] * B[k:k + 1, :]
     assert np.array_equal(C1, ref) and np.array_equal(C2, ref)
     same_counters(res, st)
+    C3 = np.zeros((N, N), np.float32)
+    adv = prog.launch("gemm_tiled", (g, g), (16, 16), (A, B, C3, N), schedule="adversarial")
+    assert np.array_equal(C3, ref) and adv.metrics == res.metrics and adv.race_count == 0
     line = prog.line_of("acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];")
     m = res.by_line[line]
     assert m.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 0) == 0
