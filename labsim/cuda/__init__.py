@@ -1,16 +1,53 @@
 """labsim.cuda: run a student's real CUDA C on the lab simulator, counting per source line.
 
     import labsim.cuda as lc
-    prog = lc.compile(open("/tmp/09_transpose_tiled.cu").read(), "09_transpose_tiled.cu")
-    res = prog.call("launch_transpose_tiled", A, B, M, N, 0)    # the file's own host launcher
-    res.by_line[prog.line_of("tile[threadIdx.x][threadIdx.y + j]")]
+    prog = lc.compile_file("/tmp/09_transpose_tiled.cu")               # or lc.compile(text, "name.cu")
+    res = prog.call("launch_transpose_tiled", A, B, M, N, 0)           # the file's own host launcher
+    res.by_line[prog.line_of("tile[threadIdx.x][threadIdx.y + j]")]  # ncu metrics of that line
+    prog.launch("transpose_tiled_kernel", grid, block, (A, B, M, N))   # or launch a kernel directly
 
-The source is parsed with tree-sitter-cuda, checked, and compiled into Python closures that the engine runs
-over all threads at once; it is never executed natively nor passed to eval/exec.
+The source is preprocessed (line numbers kept), parsed with tree-sitter-cuda, checked, and compiled once into
+Python closures that the engine runs over whole thread sets (numpy arrays, masks for divergence). It is never
+executed natively nor passed to eval/exec; calls that could reach files, processes, the network or the
+allocator are rejected by name, loops spend a step budget, and launches too large to simulate are refused.
+
+The subset: ``#include`` (ignored), ``#define`` (object- and function-like), ``#if``/``#ifdef``; namespaces;
+``constexpr``/``const`` scalars; ``__global__``/``__device__``/host functions (device functions inlined);
+``__restrict__``; pointers to global memory and into shared arrays, pointer arithmetic, ``reinterpret_cast``
+between 2/4/8/16-byte element types; ``__shared__`` 1-D/2-D arrays and scalars, ``extern __shared__``;
+per-thread arrays; bool/char/short/int/unsigned/long long/size_t/float/double/``__half`` and
+float2/float4/int2/int4/uint2/uint4/double2/dim3; every C operator except pointer comparison/difference;
+``if``/``for``/``while``/``do``/``break``/``continue``/``return``; ``__syncthreads``, ``atomicAdd``/``atomicSub``,
+``min``/``max``, the common math functions and conversion intrinsics; host launchers with ``dim3``, integer
+arithmetic, loops and ``<<<grid, block[, smem[, stream]]>>>``.
+
+Limitations: arithmetic follows C on the GPU's instructions, but each operation is rounded on its own (nvcc
+contracts ``a * b + c`` into an FMA by default) and float math functions are numpy's (a few ulps from CUDA's);
+a member access of a vector in memory (``a[i].x``) is its own 4-byte access (nvcc may merge several into one
+vector access); per-thread arrays live in Python, so local-memory traffic is not counted; uninitialised locals
+read as zero; no printf, switch, structs, templates, warp shuffles or other atomics; streams are ignored.
 """
-from .errors import (CudaArgumentError, CudaCompileError, CudaError, CudaRuntimeError, CudaSyntaxError,
-                     CudaUnsupportedError)
+from .errors import (
+                     CudaArgumentError,
+                     CudaCompileError,
+                     CudaError,
+                     CudaRuntimeError,
+                     CudaSyntaxError,
+                     CudaUnsupportedError,
+)
 from .program import Program, Result, Results, compile, compile_file, run_file
 
-__all__ = ["compile", "compile_file", "run_file", "Program", "Result", "Results", "CudaError", "CudaSyntaxError",
-           "CudaCompileError", "CudaUnsupportedError", "CudaRuntimeError", "CudaArgumentError"]
+__all__ = [
+                     "CudaArgumentError",
+                     "CudaCompileError",
+                     "CudaError",
+                     "CudaRuntimeError",
+                     "CudaSyntaxError",
+                     "CudaUnsupportedError",
+                     "Program",
+                     "Result",
+                     "Results",
+                     "compile",
+                     "compile_file",
+                     "run_file",
+]

@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import OutOfBoundsError, StepBudgetError
 from .ctype import CType
 from .runtime import masked, pack, unpack
-from .symbols import E, LV
+from .symbols import LV, E
 
 MAX_LOCAL_ELEMENTS = 1024
 
@@ -158,5 +158,13 @@ def local_array_lv(comp, sym, idx_es: list[E], node) -> LV:
     return LV(t, locate, get, put, None, name, False, "local", line)
 
 
-__all__ = ["mem_get", "mem_put", "element_lv", "local_array_lv", "shared_scalar_lv", "mem_dtype", "masked",
-           "MAX_LOCAL_ELEMENTS"]
+__all__ = [
+    "MAX_LOCAL_ELEMENTS",
+    "element_lv",
+    "local_array_lv",
+    "masked",
+    "mem_dtype",
+    "mem_get",
+    "mem_put",
+    "shared_scalar_lv",
+]

@@ -252,9 +252,9 @@ class CallMixin:
             return self.b_math
         if name in CONVERSIONS:
             return self.b_convert
-        if name in ("__syncthreads_count", "__syncthreads_and", "__syncthreads_or") or name.startswith("__shfl") \
-                or name.startswith("__ballot") or name in ("__any_sync", "__all_sync", "__activemask") or \
-                name.startswith("atomic"):
+        if name in ("__syncthreads_count", "__syncthreads_and", "__syncthreads_or") or \
+                name.startswith(("__shfl", "__ballot", "atomic")) or \
+                name in ("__any_sync", "__all_sync", "__activemask"):
             return self.b_unsupported
         return None
 
@@ -269,7 +269,6 @@ class CallMixin:
 
         def ev(c):
             c.blk.sync(line=line)
-            return None
         return E(ct.VOID, ev, pure=False)
 
     def b_noop(self, name, arg_nodes, node) -> E:
@@ -368,7 +367,7 @@ class CallMixin:
         return self.fold1(np.abs, self.coerce(a, t, node), t)
 
     def math_fn(self, name: str):
-        if name in _INTRINSIC_1 and _INTRINSIC_1[name]:
+        if _INTRINSIC_1.get(name):
             return ("1", _F32[_INTRINSIC_1[name]], ct.FLOAT)
         if name in _INTRINSIC_2:
             return ("2", np.power if name == "__powf" else np.true_divide, ct.FLOAT)
@@ -445,7 +444,6 @@ class CallMixin:
                              "thread": (int(b.tx[lane]), int(b.ty[lane]), int(b.tz[lane]))}
                 raise CudaRuntimeError(f"assertion failed: {text}", file=self.file, line=where[0], col=where[1],
                                        source=self.pp.line_text(where[0]), **extra)
-            return None
         return E(ct.VOID, ev, pure=False)
 
     def b_ldg(self, name, arg_nodes, node) -> E:
@@ -501,4 +499,4 @@ CONVERSIONS = {
     "__popcll": (ct.ULLONG, ct.INT, lambda v: np.bitwise_count(v).astype(np.int32)),
 }
 
-__all__ = ["CallMixin", "FORBIDDEN", "ALLOC", "PRINT", "CONVERSIONS", "is_scalar"]
+__all__ = ["ALLOC", "CONVERSIONS", "FORBIDDEN", "PRINT", "CallMixin", "is_scalar"]

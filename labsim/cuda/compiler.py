@@ -167,8 +167,7 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         if kind == "qualified_identifier":
             text = text.replace(" ", "")
             for prefix in ("::", "std::", "cuda::std::"):
-                if text.startswith(prefix):
-                    text = text[len(prefix):]
+                text = text.removeprefix(prefix)
         if kind == "sized_type_specifier":
             words = text.split()
             order = {"signed": 0, "unsigned": 0, "short": 1, "long": 1, "char": 2, "int": 3, "double": 3}
@@ -447,4 +446,4 @@ def dims_size(dims: tuple[int, ...]) -> int:
     return int(np.prod(dims, dtype=np.int64)) if dims else 1
 
 
-__all__ = ["Compiler", "AUTO", "UNSUPPORTED", "FnState", "LoopState", "ArraySym", "dims_size"]
+__all__ = ["AUTO", "UNSUPPORTED", "ArraySym", "Compiler", "FnState", "LoopState", "dims_size"]

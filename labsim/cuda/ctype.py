@@ -15,8 +15,8 @@ the width). nvcc fuses ``a * b + c`` into one FMA by default (one rounding); lab
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -33,7 +33,7 @@ class CType:
     rank: int = 0
     signed: bool = True
     fields: tuple[str, ...] = ()
-    elem: "CType | None" = None       # vec component / pointee
+    elem: CType | None = None       # vec component / pointee
     const: bool = False                # pointee const-ness for pointers
     space: str = "global"             # pointers: where the pointee lives
     vdtype: np.dtype | None = None    # vec: structured dtype for memory
@@ -53,7 +53,7 @@ class CType:
     def is_integer(self) -> bool:
         return self.kind in ("bool", "int")
 
-    def same(self, other: "CType") -> bool:
+    def same(self, other: CType) -> bool:
         if self.kind == "ptr" and other.kind == "ptr":
             return self.elem.same(other.elem)
         return self.name == other.name if self.kind == other.kind == "vec" else (
@@ -118,7 +118,7 @@ SCALARS: dict[str, CType] = {
     "unsigned long long": ULLONG, "unsigned long long int": ULLONG, "float": FLOAT, "double": DOUBLE,
     "size_t": SIZE_T, "__half": HALF, "half": HALF, "int32_t": INT, "uint32_t": UINT, "int64_t": LLONG,
     "uint64_t": ULLONG, "int8_t": SCHAR, "uint8_t": UCHAR, "int16_t": SHORT, "uint16_t": USHORT,
-    "void": VOID, "cudaStream_t": STREAM, "dim3": DIM3, "uint3": DIM3,
+    "void": VOID, "cudaStream_t": STREAM, "dim3": DIM3, "uint3": DIM3, "cudaError_t": INT,
 }
 SCALARS.update(VECTORS)
 

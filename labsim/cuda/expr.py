@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import ctype as ct
+from .access import element_lv, local_array_lv, shared_scalar_lv
 from .ctype import CType
 from .errors import CudaCompileError, CudaRuntimeError, CudaUnsupportedError
-from .access import element_lv, local_array_lv, shared_scalar_lv
 from .runtime import Ptr, masked, select
-from .symbols import E, LV, ArraySym
+from .symbols import LV, ArraySym, E
 
 COORDS = {"threadIdx": ("tx", "ty", "tz"), "blockIdx": ("bx", "by", "bz"),
           "blockDim": ("bdx", "bdy", "bdz"), "gridDim": ("gdx", "gdy", "gdz")}
@@ -108,6 +108,8 @@ class ExprMixin:
                 return E(ct.DIM3, lambda c: tuple(c.v[s] for s in slots))
             if name == "warpSize":
                 return const_e(np.int32(32), ct.INT)
+            if name == "cudaSuccess":
+                return const_e(np.int32(0), ct.INT)
             if name.strip("_") == "" and len(name) >= 2:
                 raise self.err(node, f"the blank '{name}' is still unfilled: replace it with your code")
             if self.resolve_function(name) is not None:
@@ -614,4 +616,4 @@ def _none(c):
     return None
 
 
-__all__ = ["ExprMixin", "const_e", "COORDS", "is_scalar", "CudaCompileError", "CudaUnsupportedError"]
+__all__ = ["COORDS", "CudaCompileError", "CudaUnsupportedError", "ExprMixin", "const_e", "is_scalar"]

@@ -23,7 +23,7 @@ _TOKEN = re.compile(r"""
     (?P<id>[A-Za-z_]\w*) | (?P<num>\.?\d(?:[eEpP][+-]|[\w.'])*) |
     (?P<cont>\\\r?\n) | (?P<nl>\n) | (?P<ws>[ \t\r\f\v]+) |
     (?P<op><<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\#\#|::|[-+*/%&|^!~<>=?:;,.()\[\]{}\#@$`\\])
-""", re.S | re.X)
+""", re.DOTALL | re.VERBOSE)
 
 PREDEFINED = {"__CUDACC__": "1", "__NVCC__": "1", "__cplusplus": "201703L"}
 

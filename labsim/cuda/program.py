@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import tree_sitter_cuda
@@ -39,7 +40,7 @@ class Result:
     ``race_count``, the seed's fields (``gld_sectors`` ...) and ``instructions`` come from ``Stats``.
     """
 
-    def __init__(self, stats, program: "Program", kernel: str) -> None:
+    def __init__(self, stats, program: Program, kernel: str) -> None:
         self.stats = stats
         self.program = program
         self.kernel = kernel
@@ -329,7 +330,7 @@ def _coord(blk, key: str):
 
 # ---- compile ---------------------------------------------------------------------------------------------------
 
-def compile(source: str, filename: str = "<source>") -> Program:  # noqa: A001 - the contract's name
+def compile(source: str, filename: str = "<source>") -> Program:
     """Parse and check CUDA C++ ``source``; raise a CudaError (file:line:col) for anything it cannot run."""
     if not isinstance(source, str):
         raise TypeError(f"compile() needs the source text as a str, got {type(source).__name__}")

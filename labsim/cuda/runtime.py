@@ -14,7 +14,7 @@ from ..errors import StepBudgetError
 class Ctx:
     """Frame of one kernel (or host function) invocation over one thread set."""
 
-    __slots__ = ("blk", "v", "n", "act", "full", "base", "jm", "jumps", "file", "coords", "stepcost", "memcost")
+    __slots__ = ("act", "base", "blk", "coords", "file", "full", "jm", "jumps", "memcost", "n", "stepcost", "v")
 
     def __init__(self, blk, nslots: int, njm: int, file: str) -> None:
         self.blk = blk
@@ -73,7 +73,7 @@ class Ptr:
     against the real buffer.
     """
 
-    __slots__ = ("buf", "boff", "name", "space")
+    __slots__ = ("boff", "buf", "name", "space")
 
     def __init__(self, buf, boff, name: str, space: str) -> None:
         self.buf = buf
@@ -81,13 +81,13 @@ class Ptr:
         self.name = name
         self.space = space
 
-    def moved(self, delta_bytes) -> "Ptr":
+    def moved(self, delta_bytes) -> Ptr:
         if isinstance(delta_bytes, (int, np.integer)) and isinstance(self.boff, int):
             return Ptr(self.buf, self.boff + int(delta_bytes), self.name, self.space)
         return Ptr(self.buf, np.asarray(self.boff + np.asarray(delta_bytes, dtype=np.int64), dtype=np.int64),
                    self.name, self.space)
 
-    def merge(self, c: Ctx, old: "Ptr") -> "Ptr":
+    def merge(self, c: Ctx, old: Ptr) -> Ptr:
         if old.buf is not self.buf:
             from .errors import CudaUnsupportedError
             raise CudaUnsupportedError(

@@ -16,7 +16,7 @@ from .access import MAX_LOCAL_ELEMENTS, mem_dtype
 from .errors import CudaSyntaxError
 from .expr import const_e
 from .runtime import masked, pack
-from .symbols import E, ArraySym, SharedDecl, Sym
+from .symbols import ArraySym, E, SharedDecl, Sym
 
 NO_JUMPS: frozenset = frozenset()
 

@@ -1,8 +1,9 @@
 """Compile-time objects: symbols in scope, compiled expressions and lvalues, compiled functions."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .ctype import CType
 
@@ -19,8 +20,8 @@ class E:
     ev: Callable
     k: Any = None
     pure: bool = True
-    lv: "LV | None" = None      # set when the expression designates an object (for &, =, ++)
-    arr: "ArraySym | None" = None  # set when it names an array (decays to a pointer)
+    lv: LV | None = None      # set when the expression designates an object (for &, =, ++)
+    arr: ArraySym | None = None  # set when it names an array (decays to a pointer)
 
     def __repr__(self) -> str:
         return f"E({self.t}{', const ' + repr(self.k) if self.k is not None else ''})"

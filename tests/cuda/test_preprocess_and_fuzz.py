@@ -12,7 +12,8 @@ import labsim
 import labsim.cuda as lc
 from labsim.cuda.preprocess import preprocess
 
-SEED = open(os.path.join(os.path.dirname(__file__), "transpose_tiled_seed.cu"), encoding="utf-8").read()
+with open(os.path.join(os.path.dirname(__file__), "transpose_tiled_seed.cu"), encoding="utf-8") as _f:
+    SEED = _f.read()
 
 
 def test_directives_become_blank_lines_and_expansions_map_back():

@@ -12,7 +12,8 @@ import labsim
 import labsim.cuda as lc
 
 HERE = os.path.dirname(__file__)
-SEED = open(os.path.join(HERE, "transpose_tiled_seed.cu"), encoding="utf-8").read()
+with open(os.path.join(HERE, "transpose_tiled_seed.cu"), encoding="utf-8") as _f:
+    SEED = _f.read()
 RESULTS = os.path.join(HERE, "..", "..", "measurements", "h200", "results.json")
 READ_LINE = "output[row * M + col] = tile[threadIdx.x][threadIdx.y + j];"
 WF_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import labsim.cuda as lc
 
 sys.path.insert(0, os.path.dirname(__file__))
-from exprgen import INT_MAX, INT_MIN, gen_float, gen_int, w32  # noqa: E402
+from exprgen import INT_MAX, INT_MIN, gen_float, gen_int, w32
 
 LANES = 32
 ints = st.one_of(st.integers(INT_MIN, INT_MAX), st.sampled_from([0, 1, -1, INT_MIN, INT_MAX, 31, 32, -32]))
@@ -37,7 +37,6 @@ class Draw:
 
 
 def kernel_source(int_exprs, float_exprs) -> str:
-    n_i, n_f = len(int_exprs), len(float_exprs)
     body_i = "\n".join(f"    oi[{k} * {LANES} + i] = {e.text};" for k, e in enumerate(int_exprs))
     body_f = "\n".join(f"    of[{k} * {LANES} + i] = {e.text};" for k, e in enumerate(float_exprs))
     return f"""
@@ -139,8 +138,8 @@ def test_expression_trees_against_gcc(tmp_path):
            "c": rng.integers(-100, 100, 32).astype(np.int32),
            "x": rng.uniform(-1e3, 1e3, 32).astype(np.float32),
            "y": np.array([0.0, -0.0, 1.0, 0.1, -2.5, 1e5, 3.0, 7.0] * 4, np.float32)}
-    fmt_i = lambda v: ", ".join("(-2147483647 - 1)" if int(t) == INT_MIN else str(int(t)) for t in v)  # noqa: E731
-    fmt_f = lambda v: ", ".join(f"{float(t).hex()}f" for t in v)  # noqa: E731
+    fmt_i = lambda v: ", ".join("(-2147483647 - 1)" if int(t) == INT_MIN else str(int(t)) for t in v)
+    fmt_f = lambda v: ", ".join(f"{float(t).hex()}f" for t in v)
     ints = "\n".join(f"        {{ int r = {e.text}; printf(\"%d\\n\", r); }}" for e in int_exprs)
     floats = "\n".join(f"        {{ float r = {e.text}; unsigned u; memcpy(&u, &r, 4); printf(\"%u\\n\", u); }}"
                        for e in float_exprs)
