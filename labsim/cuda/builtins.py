@@ -73,6 +73,9 @@ class CallMixin:
             return self.kernel_launch(node, fnode, ksyn, arg_nodes)
         if fnode.type == "template_function":
             name = self.text(fnode.child_by_field_name("name"))
+            if name not in CASTS and self.lookup(name) is not None:
+                from .compiler import Reparse       # `a < b > (c)` read as a template call
+                raise Reparse(fnode.child_by_field_name("name"))
             if name in CASTS:
                 targs = fnode.child_by_field_name("arguments").named_children
                 if len(targs) != 1 or targs[0].type != "type_descriptor" or len(arg_nodes) != 1:

@@ -44,6 +44,14 @@ UNSUPPORTED = {
 }
 
 
+class Reparse(Exception):
+    """Raised when a cast's "type" turns out to be a variable: the caller parenthesises it and parses again."""
+
+    def __init__(self, node) -> None:
+        super().__init__("reparse")
+        self.start_byte, self.end_byte = node.start_byte, node.end_byte
+
+
 @dataclass
 class FnState:
     """The function being compiled (an entry function, or a device function being inlined)."""

@@ -581,8 +581,20 @@ class ExprMixin:
                                    "2-, 4-, 8- or 16-byte element types)")
         return E(t, e.ev, pure=e.pure)
 
+    def names_a_value(self, tnode) -> bool:
+        """Is this "type name" really a variable (tree-sitter cannot tell without a symbol table)?"""
+        if tnode is None or tnode.type != "type_identifier":
+            return False
+        name = self.text(tnode)
+        sym = self.lookup(name)
+        return (sym is not None and sym.kind != "func") or (sym is None and name in COORDS | {"warpSize": 0})
+
     def x_cast_expression(self, node) -> E:
-        t = self.type_descriptor(node.child_by_field_name("type"))
+        td = node.child_by_field_name("type")
+        if self.names_a_value(td.child_by_field_name("type")):
+            from .compiler import Reparse
+            raise Reparse(td.child_by_field_name("type"))
+        t = self.type_descriptor(td)
         e = self.expr(node.child_by_field_name("value"))
         return self.coerce(e, t, node, explicit=True)
 

@@ -65,6 +65,25 @@ class Preprocessed:
         out_col, oline, ocol, verbatim = segs[i]
         return (oline, ocol + (col - out_col)) if verbatim else (oline, ocol)
 
+    def parenthesize(self, start_byte: int, end_byte: int) -> None:
+        """Wrap text[start:end] (bytes, one line) in parentheses, keeping the map to the original columns."""
+        raw = self.text.encode("utf-8")
+        before = raw[:start_byte].decode("utf-8")
+        line = before.count("\n") + 1
+        c0 = len(before) - (before.rfind("\n") + 1) + 1          # 1-based column of the first char
+        c1 = c0 + len(raw[start_byte:end_byte].decode("utf-8"))  # column just after the last char
+        self.text = (before + "(" + raw[start_byte:end_byte].decode("utf-8") + ")" +
+                     raw[end_byte:].decode("utf-8"))
+        old = self.position
+        width = len(self.text.split("\n")[line - 1])
+        segs: list[tuple[int, int, int, bool]] = []
+        for col in range(1, width + 2):   # rebuild this line's map column by column (lines are short)
+            src = old(line, col) if col < c0 else old(line, col - 1) if col <= c1 else old(line, col - 2)
+            if col in (c0, c1 + 1):
+                src = old(line, c0 if col == c0 else c1 - 1)
+            segs.append((col, src[0], src[1], False))
+        self.segments[line] = segs
+
     def line_text(self, line: int) -> str:
         lines = self.original.split("\n")
         return lines[line - 1] if 1 <= line <= len(lines) else ""

@@ -19,13 +19,14 @@ from .. import launch as _engine_launch
 from ..errors import LabsimError, LaunchError, StepBudgetError
 from . import ctype as ct
 from .access import mem_dtype
-from .compiler import Compiler
+from .compiler import Compiler, Reparse
 from .errors import CudaArgumentError, CudaError, CudaSyntaxError
 from .preprocess import preprocess
 from .runtime import Ctx, HostBlock, Ptr
 from .symbols import FunctionCode
 
 MAX_SOURCE_BYTES = 1 << 20
+MAX_REPARSES = 64
 MAX_LAUNCH_THREADS = 1 << 22      # the simulator holds several int64 arrays per thread
 MAX_LAUNCH_BYTES = 1 << 29        # shared memory and per-thread arrays, summed over the whole grid
 DEFAULT_MAX_STEPS = 10_000_000    # ~2 s of interpretation (see Ctx.stepcost / memcost)
@@ -337,13 +338,21 @@ def compile(source: str, filename: str = "<source>") -> Program:
     if len(source.encode("utf-8")) > MAX_SOURCE_BYTES:
         raise CudaSyntaxError(f"source is larger than {MAX_SOURCE_BYTES} bytes", file=filename)
     pp = preprocess(source, filename)
-    tree = Parser(_LANGUAGE).parse(pp.text.encode("utf-8"))
-    comp = Compiler(pp, tree.root_node, filename)
-    if tree.root_node.has_error:
-        raise _syntax_error(comp, tree.root_node)
-    with np.errstate(all="ignore"):   # constant folding wraps like the kernels do
-        kernels, hosts, funcs = comp.run()
-    return Program(source, filename, kernels, hosts, funcs, pp)
+    for _ in range(MAX_REPARSES):
+        tree = Parser(_LANGUAGE).parse(pp.text.encode("utf-8"))
+        comp = Compiler(pp, tree.root_node, filename)
+        if tree.root_node.has_error:
+            raise _syntax_error(comp, tree.root_node)
+        try:
+            with np.errstate(all="ignore"):   # constant folding wraps like the kernels do
+                kernels, hosts, funcs = comp.run()
+        except Reparse as r:
+            # C++ is ambiguous without a symbol table: `(a * (b)) + 0` parses as a cast to a function-pointer
+            # type `a (*)(b)` unless `a` is known to be a variable. Parenthesise the name and parse again.
+            pp.parenthesize(r.start_byte, r.end_byte)
+            continue
+        return Program(source, filename, kernels, hosts, funcs, pp)
+    raise CudaSyntaxError("could not disambiguate the expressions of this source", file=filename)
 
 
 def _syntax_error(comp: Compiler, root) -> CudaError:

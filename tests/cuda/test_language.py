@@ -385,3 +385,22 @@ def test_host_code_cannot_touch_device_memory():
     src = "__global__ void k(float* a) { a[0] = 1; }\nvoid host(float* a) { k(a); }\n"
     with pytest.raises(lc.CudaCompileError, match="must be launched with <<<"):
         lc.compile(src, "h.cu")
+
+
+def test_expressions_tree_sitter_reads_as_casts_or_templates():
+    """Without a symbol table `(a * (b)) + 0` parses as a cast to `a (*)(b)` and `a < b > (c)` as a template
+    call; labsim sees that a and b are variables and parses again, keeping lines and columns."""
+    src = r"""
+__global__ void k(int* o, int a, int b) {
+    o[0] = ((a * (b)) + 0);
+    o[1] = (0 + ((a * (a && b)) - 7));
+    o[2] = a < b > (0);
+    o[3] = (int)(a * (b));
+}"""
+    o = np.zeros(4, np.int32)
+    run(src, "k", 1, 1, o, 3, 5)
+    assert o.tolist() == [15, 3 * 1 - 7, 1, 15]
+    with pytest.raises(lc.CudaCompileError) as ei:
+        lc.compile(src.replace("o[3] = (int)(a * (b));", "o[3] = ((a * (b)) + missing);"), "amb.cu")
+    line = src.split("\n")[5]
+    assert (ei.value.where["line"], ei.value.where["col"]) == (6, line.index("missing") + 1)
