@@ -400,7 +400,8 @@ __global__ void k(int* o, int a, int b) {
     o = np.zeros(4, np.int32)
     run(src, "k", 1, 1, o, 3, 5)
     assert o.tolist() == [15, 3 * 1 - 7, 1, 15]
+    bad = src.replace("o[3] = (int)(a * (b));", "o[3] = ((a * (b)) + missing);")
     with pytest.raises(lc.CudaCompileError) as ei:
-        lc.compile(src.replace("o[3] = (int)(a * (b));", "o[3] = ((a * (b)) + missing);"), "amb.cu")
-    line = src.split("\n")[5]
+        lc.compile(bad, "amb.cu")
+    line = bad.split("\n")[5]
     assert (ei.value.where["line"], ei.value.where["col"]) == (6, line.index("missing") + 1)
