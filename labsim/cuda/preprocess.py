@@ -25,7 +25,12 @@ _TOKEN = re.compile(r"""
     (?P<op><<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\#\#|::|[-+*/%&|^!~<>=?:;,.()\[\]{}\#@$`\\])
 """, re.DOTALL | re.VERBOSE)
 
-PREDEFINED = {"__CUDACC__": "1", "__NVCC__": "1", "__cplusplus": "201703L"}
+PREDEFINED = {"__CUDACC__": "1", "__NVCC__": "1", "__cplusplus": "201703L",
+              # what <climits>, <cfloat> and <cmath> would provide (their #include is ignored)
+              "INT_MAX": "2147483647", "INT_MIN": "(-2147483647 - 1)", "UINT_MAX": "4294967295U",
+              "LLONG_MAX": "9223372036854775807LL", "FLT_MAX": "3.402823466e+38F", "FLT_MIN": "1.175494351e-38F",
+              "FLT_EPSILON": "1.192092896e-07F", "DBL_MAX": "1.7976931348623158e+308", "INFINITY": "(1.0f / 0.0f)",
+              "NAN": "(0.0f / 0.0f)", "M_PI": "3.14159265358979323846"}
 
 
 @dataclass
@@ -118,7 +123,8 @@ class _Pre:
     def __init__(self, text: str, filename: str) -> None:
         self.text = text
         self.file = filename
-        self.macros: dict[str, _Macro] = {k: _Macro(k, None, [_Tok("num", v, 0, 0)], 0) for k, v in PREDEFINED.items()}
+        self.macros: dict[str, _Macro] = {
+            k: _Macro(k, None, [t for t in tokenize(v) if t.kind != "ws"], 0) for k, v in PREDEFINED.items()}
         # __align__(n): labsim already aligns every shared array to 128 bytes
         self.macros["__align__"] = _Macro("__align__", ["n"], [], 0)
         self.out: list[str] = []

@@ -62,3 +62,13 @@ def test_mutated_seed_fails_cleanly(edits):
         raise AssertionError(f"interpreter crashed on:\n{src}") from e
     except labsim.LabsimError:
         pass
+
+
+def test_header_constants_are_predefined():
+    src = ("#include <cfloat>\n#include <climits>\n__global__ void k(float* f, int* i) {\n"
+           "    f[0] = -FLT_MAX; f[1] = INFINITY; i[0] = INT_MIN; i[1] = INT_MAX; f[2] = FLT_EPSILON;\n}\n")
+    f, i = np.zeros(3, np.float32), np.zeros(2, np.int32)
+    lc.compile(src, "h.cu").launch("k", 1, 1, (f, i))
+    fi = np.finfo(np.float32)
+    assert f.tolist() == [-float(fi.max), float("inf"), float(fi.eps)]
+    assert i.tolist() == [np.iinfo(np.int32).min, np.iinfo(np.int32).max]
