@@ -30,7 +30,12 @@ jupyter lab lessons/   # 或 jupyter notebook
 
 
 def make_student_kit(root: Path, hand_out: Path) -> list[str]:
-    """Add the packages, pyproject.toml and README to ``hand_out`` (which already holds the notebooks)."""
+    """Add the packages, pyproject.toml and README to ``hand_out`` (which already holds the notebooks).
+
+    A project without the course packages (a test fixture course) gets no kit: returns an empty log.
+    """
+    if not all((root / pkg).is_dir() for pkg in PACKAGES + ("grading",)):
+        return []
     from grading.studentbuild import build as grading_student_build   # instructor tool, present in the repo
 
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
