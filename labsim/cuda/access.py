@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import OutOfBoundsError, StepBudgetError
+from ..errors import LabsimError, OutOfBoundsError, StepBudgetError
 from .ctype import CType
 from .runtime import masked, pack, unpack
 from .symbols import LV, E
@@ -78,7 +78,7 @@ def element_lv(comp, pe: E, ie: E, node, name: str | None) -> LV:
     if comp.mode == "host":
         raise comp.err(node, f"host code cannot read or write device memory ('{name or comp.text(node)}' lives "
                        "on the GPU); do this in a kernel")
-    line = comp.line(node)
+    line, col = comp.loc(node)
     P, I = pe.ev, ie.ev
     size = t.size
 
@@ -86,10 +86,18 @@ def element_lv(comp, pe: E, ie: E, node, name: str | None) -> LV:
         return P(c), I(c)
 
     def get(c, loc):
-        return mem_get(c, loc[0], loc[1], t, line, name or loc[0].name)
+        try:
+            return mem_get(c, loc[0], loc[1], t, line, name or loc[0].name)
+        except LabsimError as e:
+            e.where.setdefault("col", col)
+            raise
 
     def put(c, loc, v):
-        mem_put(c, loc[0], loc[1], t, v, line, name or loc[0].name)
+        try:
+            mem_put(c, loc[0], loc[1], t, v, line, name or loc[0].name)
+        except LabsimError as e:
+            e.where.setdefault("col", col)
+            raise
 
     def addr(c, loc):
         return loc[0].moved(loc[1] * size)

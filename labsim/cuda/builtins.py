@@ -9,6 +9,7 @@ import numpy as np
 
 from . import ctype as ct
 from .ctype import CType
+from ..errors import LabsimError
 from .errors import CudaRuntimeError
 from .expr import const_e, is_scalar
 from .symbols import E, Sym
@@ -268,10 +269,14 @@ class CallMixin:
         self.args(arg_nodes, 0, name, node)
         if self.mode == "host":
             raise self.err(node, "__syncthreads() can only be called in device code")
-        line = self.line(node)
+        line, col = self.loc(node)
 
         def ev(c):
-            c.blk.sync(line=line)
+            try:
+                c.blk.sync(line=line)
+            except LabsimError as e:
+                e.where.setdefault("col", col)
+                raise
         return E(ct.VOID, ev, pure=False)
 
     def b_noop(self, name, arg_nodes, node) -> E:

@@ -20,7 +20,7 @@ from .symbols import ArraySym, FuncDef, FunctionCode, Sym
 
 AUTO = CType("auto", "auto")
 MAX_INLINE_DEPTH = 24
-MAX_NODES = 200_000          # compiled AST nodes per program (inlining can multiply a small source)
+MAX_NODES = 50_000          # compiled AST nodes per program (inlining can multiply a small source)
 
 # node types outside the subset, with the name a student would recognise
 UNSUPPORTED = {
@@ -80,6 +80,7 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         self.exp_lines = pp.text.split("\n")
         self.globals: dict[str, Sym] = {}
         self.funcs: dict[str, FuncDef] = {}
+        self._weights: dict[str, int] = {}
         self.nodes = 0
         self._reset("device")
 
@@ -441,6 +442,27 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         return FunctionCode(fd.name, kind, [(n, t) for n, t, _ in fd.params], slots, body, self.nslots, self.njm,
                             list(self.shared), sorted((s, k) for k, s in self.coords.items()), self.line(fd.node),
                             self.local_bytes)
+
+    def weight(self, node, seen: frozenset = frozenset()) -> int:
+        """Named AST nodes one iteration of a loop runs (inner loops count as their header; inlined calls
+        count their callee's body): the step cost of an iteration, so the budget follows interpretation time."""
+        if node is None:
+            return 0
+        w = 1
+        for ch in node.named_children:
+            if ch.type in ("for_statement", "while_statement", "do_statement"):
+                w += 3
+            elif ch.type != "comment":
+                w += self.weight(ch, seen)
+        if node.type == "call_expression":
+            fnode = node.child_by_field_name("function")
+            fd = self.resolve_function(self.text(fnode)) if fnode is not None and fnode.type == "identifier" else None
+            if fd is not None and fd.body is not None and fd.name not in seen:
+                memo = self._weights
+                if fd.name not in memo:
+                    memo[fd.name] = min(self.weight(fd.body, seen | {fd.name}), 1 << 20)
+                w += memo[fd.name]
+        return min(w, 1 << 20)
 
     def coord_slot(self, key: str) -> int:
         """Slot holding a thread-coordinate array (threadIdx.x -> 'tx', ...), filled at kernel entry."""

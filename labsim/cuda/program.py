@@ -16,7 +16,7 @@ import tree_sitter_cuda
 from tree_sitter import Language, Parser
 
 from .. import launch as _engine_launch
-from ..errors import LabsimError, LaunchError, StepBudgetError
+from ..errors import KernelError, LabsimError, LaunchError, StepBudgetError
 from . import ctype as ct
 from .access import mem_dtype
 from .compiler import Compiler, Reparse
@@ -29,7 +29,7 @@ MAX_SOURCE_BYTES = 1 << 20
 MAX_REPARSES = 64
 MAX_LAUNCH_THREADS = 1 << 22      # the simulator holds several int64 arrays per thread
 MAX_LAUNCH_BYTES = 1 << 29        # shared memory and per-thread arrays, summed over the whole grid
-DEFAULT_MAX_STEPS = 10_000_000    # ~2 s of interpretation (see Ctx.stepcost / memcost)
+DEFAULT_MAX_STEPS = 20_000_000    # ~3 s of interpretation (see Ctx.scale / memcost)
 HOST_MAX_STEPS = 10_000_000
 _LANGUAGE = Language(tree_sitter_cuda.language())
 
@@ -120,7 +120,7 @@ class Program:
 
         Arrays stand for device pointers: an array passed for ``T*`` is viewed as ``T`` (its size in bytes must
         be a multiple of ``sizeof(T)``). ``max_steps`` bounds the work (loop iterations and memory
-        instructions, weighted by the number of threads they run for; the default, 10 million, is about two
+        instructions, weighted by the number of threads they run for; the default, 20 million, is about three
         seconds of interpretation) so that an endless loop stops with ``StepBudgetError``; raise it for a
         longer kernel.
         """
@@ -190,14 +190,19 @@ class Program:
                               kernel=code.name, file=self.filename)
 
     def _locate(self, e: LabsimError) -> None:
-        """Add the file and the offending source line to an engine error raised inside this program."""
-        if "file" in e.where:
+        """Report an engine error raised inside this program like a compiler would: file:line:col, the line."""
+        if "source" in e.where:
             return
-        e.where["file"] = self.filename
+        if isinstance(e, KernelError):   # a Python exception in the interpreter: its line is not the student's
+            e.where.pop("line", None)
+            e.args = (f"internal error in labsim.cuda while running {self.filename}: {e.message} (please "
+                      "report this with the source)",)
+            return
+        e.where.setdefault("file", self.filename)
         line = e.where.get("line")
-        text = e._format()
         if isinstance(line, int) and 1 <= line <= len(self._lines):
-            text += "\n    " + self._lines[line - 1].strip()
+            e.where["source"] = self._lines[line - 1]
+        text = CudaError._format(e)
         if isinstance(e, StepBudgetError):
             text += "\n(a kernel that really needs longer can pass a larger max_steps= to launch/call)"
         e.args = (text,)

@@ -14,7 +14,7 @@ from ..errors import StepBudgetError
 class Ctx:
     """Frame of one kernel (or host function) invocation over one thread set."""
 
-    __slots__ = ("act", "base", "blk", "coords", "file", "full", "jm", "jumps", "memcost", "n", "stepcost", "v")
+    __slots__ = ("act", "base", "blk", "coords", "file", "full", "jm", "jumps", "memcost", "n", "scale", "v")
 
     def __init__(self, blk, nslots: int, njm: int, file: str) -> None:
         self.blk = blk
@@ -28,10 +28,11 @@ class Ctx:
         self.base = np.array(a, dtype=bool)
         self.act = self.base
         self.full = True
-        # step costs roughly proportional to interpreter time (a step is ~0.2 us): a loop iteration, and a
-        # memory instruction (the engine's per-instruction work dominates for small thread sets)
-        self.stepcost = 5 + 5 * (self.n // 1024)
-        self.memcost = 300 + 200 * (self.n // 1024)
+        # step costs roughly proportional to interpreter time (a step is ~0.2 us): an AST node run by a loop
+        # iteration costs 5 steps per 1024 lanes; a memory instruction, whose engine work dominates small
+        # thread sets, 500 steps plus 200 per 1024 lanes
+        self.scale = 1 + self.n // 1024
+        self.memcost = 500 + 200 * (self.n // 1024)
 
     def refresh(self) -> None:
         a = self.blk.active

@@ -171,6 +171,7 @@ class StmtMixin:
         brk = ls.brk
         C = cond.ev if cond is not None and not (cond.k is not None and bool(cond.k)) else None
         line = self.line(node)
+        cost = 5 * (2 + self.weight(cond_node) + self.weight(update_node) + self.weight(body_node))
         if cond is not None and cond.k is not None and not bool(cond.k) and not do_while:
             return (init if init is not None else None), NO_JUMPS
 
@@ -197,7 +198,7 @@ class StmtMixin:
                 if not alive.any():
                     break
                 try:
-                    c.blk.tick(c.stepcost)
+                    c.blk.tick(cost * c.scale)
                 except StepBudgetError as e:
                     e.where.setdefault("line", line)
                     raise
