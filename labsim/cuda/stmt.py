@@ -123,8 +123,6 @@ class StmtMixin:
         return self.truth(self.expr(node), node)
 
     def s_if_statement(self, node):
-        if any(ch.type == "constexpr" for ch in node.children):
-            pass  # `if constexpr` behaves like `if` on a constant condition
         cond = self.condition(node.child_by_field_name("condition"))
         self.scopes.append({})
         then_f, tj = self.stmt(node.child_by_field_name("consequence"))
@@ -281,7 +279,7 @@ class StmtMixin:
                 c.blk.exit(c.act)
                 c.refresh()
             return run, NO_JUMPS
-        if node is fn.tail and not self.loops:
+        if fn.tail is not None and node == fn.tail and not self.loops:
             if value is None:
                 return None, NO_JUMPS
 
