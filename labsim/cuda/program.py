@@ -149,9 +149,8 @@ class Program:
                     dt = mem_dtype(sd.elem)
                     if sd.extern:
                         c.v[sd.slot] = blk.dynamic_shared(dt, name=sd.name)
-                    else:
-                        size = int(np.prod(sd.dims, dtype=np.int64)) if sd.dims else 1
-                        c.v[sd.slot] = blk.shared(size, dt, name=sd.name, line=sd.line)
+                    else:   # declared shape (a scalar is one element); accesses use flat indices
+                        c.v[sd.slot] = blk.shared(sd.dims or (1,), dt, name=sd.name, line=sd.line)
                 for s, key in coords:
                     c.v[s] = _coord(blk, key)
                 body(c)
@@ -342,6 +341,7 @@ def compile(source: str, filename: str = "<source>") -> Program:
         raise TypeError(f"compile() needs the source text as a str, got {type(source).__name__}")
     if len(source.encode("utf-8")) > MAX_SOURCE_BYTES:
         raise CudaSyntaxError(f"source is larger than {MAX_SOURCE_BYTES} bytes", file=filename)
+    source = source.replace("\r\n", "\n")
     pp = preprocess(source, filename)
     for _ in range(MAX_REPARSES):
         tree = Parser(_LANGUAGE).parse(pp.text.encode("utf-8"))
