@@ -30,6 +30,10 @@ from .stats import Stats
 
 WARP = 32
 SCHEDULES = ("lockstep", "adversarial")
+# The simulator holds every lane of a launch in memory (several int64 arrays per lane, shared memory per
+# block): launches past these sizes are refused up front rather than exhausting the machine.
+MAX_LANES = 1 << 22
+MAX_SHARED_BYTES = 1 << 29
 
 
 def _dims(value: Any, what: str) -> tuple[int, int, int]:
@@ -330,6 +334,10 @@ class Block:
                 f"too many resources requested for launch: shared memory per block would be "
                 f"{offset + nbytes + ctx.dynamic_smem} bytes, {ctx.gpu.name} allows {limit}", line=line,
                 kernel=ctx.name, array=name)
+        if (ctx.smem_static + nbytes) * ctx.nblocks > MAX_SHARED_BYTES:
+            raise LaunchError(f"launch too large for the lab: {ctx.nblocks} blocks x {offset + nbytes} bytes of "
+                              f"shared memory exceeds labsim's {MAX_SHARED_BYTES >> 20} MiB", line=line,
+                              kernel=ctx.name, array=name)
         sh = SharedArray(name or f"shared{k}", shape, dtype, ctx.nblocks, offset)
         ctx.smem_static = offset + nbytes
         ctx.shared.append(sh)
@@ -495,6 +503,9 @@ def launch(kernel: Callable, grid, block, args=(), *, gpu: "str | GPU" = "H200",
     ctx = _Launch(kname, g, grid3, block3, int(dynamic_smem), max_steps, _param_names(kernel, len(args)))
     ctx.args = tuple(args)
     lanes_total = ctx.nblocks * ctx.lanes_per_block
+    if lanes_total > MAX_LANES:
+        raise LaunchError(f"launch too large for the lab: {ctx.nblocks} blocks x {ctx.threads} threads; labsim "
+                          f"simulates at most {MAX_LANES} threads per launch (use a smaller problem)")
     try:
         if schedule == "lockstep":
             blk = Block(ctx, np.arange(lanes_total, dtype=np.int64))

@@ -118,6 +118,11 @@ def test_bad_launch_shapes(grid, block, match):
         launch(lambda blk: None, grid, block)
 
 
+def test_launch_too_large_for_the_lab_is_refused_up_front():
+    with pytest.raises(LaunchError, match="too large for the lab"):
+        launch(lambda blk: None, (65535, 1024), (1024,))
+
+
 def test_shared_memory_over_the_preset_limit():
     def kernel(blk):
         blk.shared(13000, np.float32)   # 52,000 bytes > 48 KiB
