@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import LabsimError, UnsupportedError
+from ..errors import LabsimError, UnsupportedError, _fmt
 
 
 class CudaError(LabsimError):
@@ -30,12 +30,6 @@ class CudaError(LabsimError):
             if "col" in w:
                 text += "\n    " + " " * (int(w["col"]) - 1) + "^"
         return text
-
-
-def _fmt(v: Any) -> str:
-    if isinstance(v, tuple):
-        return "(" + ",".join(str(int(x)) for x in v) + ")"
-    return str(v)
 
 
 class CudaSyntaxError(CudaError):
