@@ -1,7 +1,6 @@
 """Errors of the CUDA C front end, reported the way a compiler reports them: ``file:line:col: error: ...``."""
 from __future__ import annotations
 
-from typing import Any
 
 from ..errors import LabsimError, UnsupportedError, _fmt
 
