@@ -37,6 +37,22 @@ def sectors_per_warp(addr: np.ndarray, active: np.ndarray, itemsize: int, sector
     return _distinct_per_row(both, np.concatenate([active, active], axis=1))
 
 
+def atomic_sectors_per_warp(addr: np.ndarray, active: np.ndarray, sector_bytes: int = 32) -> np.ndarray:
+    """Sector accesses of a global atomic: lanes updating the same address are serialised, so each sector
+    costs as many accesses as the most lanes aiming at one address in it (H200: 32 lanes adding to one float
+    count 32 sectors, 32 lanes adding to consecutive floats 4)."""
+    out = np.zeros(addr.shape[0], dtype=np.int64)
+    for r in range(addr.shape[0]):        # per warp instruction; atomics are rare in these lessons
+        a = addr[r][active[r]]
+        uniq, counts = np.unique(a, return_counts=True)
+        sectors = uniq // sector_bytes
+        worst: dict[int, int] = {}
+        for sec, c in zip(sectors.tolist(), counts.tolist()):
+            worst[sec] = max(worst.get(sec, 0), c)
+        out[r] = sum(worst.values())
+    return out
+
+
 def _distinct_per_row(keys: np.ndarray, active: np.ndarray) -> np.ndarray:
     if keys.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)

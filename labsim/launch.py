@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .analysis import InstrSummary, WarpAccess, sectors_per_warp, wavefronts_per_warp
+from .analysis import InstrSummary, WarpAccess, atomic_sectors_per_warp, sectors_per_warp, wavefronts_per_warp
 from .errors import (DivergentBarrierError, KernelError, LabsimError, LaunchError, MemoryArgumentError,
                      MisalignedAddressError, OutOfBoundsError, StepBudgetError, UnsupportedError)
 from .gpus import GPU, get_gpu
@@ -225,7 +225,9 @@ class Block:
         s.requests += nreq
         s.bytes_requested += int(act2.sum()) * itemsize
         g = ctx.gpu
-        if space == "global":
+        if space == "global" and op in ("atom", "red"):
+            per = atomic_sectors_per_warp(a2, act2, g.sector_bytes)
+        elif space == "global":
             per = sectors_per_warp(a2, act2, itemsize, g.sector_bytes)
         else:
             per, conf = wavefronts_per_warp(a2, act2, itemsize, g.banks, g.bank_bytes,
@@ -408,11 +410,15 @@ class Block:
         self._race(sh, elem, act, line, True)
         self._scatter(data, pos, value, act)
 
-    def atomic_add(self, target, idx, value, *, line: int | None = None, name: str | None = None) -> np.ndarray:
+    def atomic_add(self, target, idx, value, *, line: int | None = None, name: str | None = None,
+                   returns: bool = True) -> np.ndarray:
         """``atomicAdd``: adds each active lane's ``value``; returns the old values, lanes applied in order.
 
-        Limitations: counted as one request per warp (global: sectors touched; shared: wavefronts as a load);
-        not checked for races against plain accesses.
+        ``returns=False`` says the old values are unused, so the compiler emits a reduction (RED, Nsight
+        Compute's ``_op_red`` counters) instead of an atomic (ATOM, ``_op_atom``) for global memory.
+
+        Limitations: shared atomics are costed as a load of the same addresses; atomics are not checked for
+        races against plain accesses.
         """
         line = self._line(line)
         act = self._active
@@ -422,7 +428,7 @@ class Block:
         else:
             data, pos, addr, itemsize, name = self._global(target, idx, name, line, None, "atomicAdd on")
             space = "global"
-        self._record(space, "atom", line, name, itemsize, addr, act)
+        self._record(space, "red" if space == "global" and not returns else "atom", line, name, itemsize, addr, act)
         v = np.broadcast_to(np.asarray(value).astype(data.dtype), pos.shape)
         lanes = np.nonzero(act)[0]
         p, vv = pos[lanes], v[lanes]

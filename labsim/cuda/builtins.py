@@ -314,6 +314,8 @@ class CallMixin:
         aname = self.text(an) if an.type == "identifier" else "memory"
         size, dt = t.size, t.dtype
         where = self.loc(node)
+        # a call whose result is discarded compiles to a reduction (RED), counted apart from ATOM by ncu
+        returns = not (node.parent is not None and node.parent.type == "expression_statement")
 
         def ev(c):
             c.blk.tick(c.memcost)
@@ -333,7 +335,7 @@ class CallMixin:
                 flat = buf.reshape(-1)
                 buf = flat.view(np.uint8)[:flat.nbytes - flat.nbytes % size].view(dt)
             idx = np.asarray(boff, dtype=np.int64) // size
-            return c.blk.atomic_add(buf, idx, val, line=line, name=aname)
+            return c.blk.atomic_add(buf, idx, val, line=line, name=aname, returns=returns)
         return E(t, ev, pure=False)
 
     def b_minmax(self, name, arg_nodes, node) -> E:

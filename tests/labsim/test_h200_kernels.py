@@ -76,3 +76,19 @@ def test_naive_and_copy_match_h200(name, kernel):
     for metric in EXACT:
         if "shared" not in metric:
             assert st.metrics[metric] == H200[name][metric], metric
+
+
+@pytest.mark.parametrize("name,index,returns", [
+    ("gatom_f32_contig_w1", lambda blk: blk.tx, True),
+    ("gred_f32_contig_w1", lambda blk: blk.tx, False),
+    ("gred_f32_same_w1", lambda blk: blk.tx * 0, False),
+])
+def test_global_atomics_match_h200(name, index, returns):
+    def kernel(blk, acc):
+        blk.atomic_add(acc, index(blk), np.float32(1), returns=returns)
+
+    st = launch(kernel, 1, 32, (np.zeros(32, np.float32),))
+    op = "atom" if returns else "red"
+    for what in ("requests", "sectors"):
+        metric = f"l1tex__t_{what}_pipe_lsu_mem_global_op_{op}.sum"
+        assert st.metrics[metric] == H200[name][metric], metric
