@@ -269,9 +269,12 @@ class Block:
 
     def _viewed(self, raw, view, addr, act, name, line, off):
         self._misaligned(addr, act, view.itemsize, name, line)
-        nbytes = raw.nbytes - raw.nbytes % view.itemsize
-        data = raw.reshape(-1).view(np.uint8)[:nbytes].view(view)
-        return data, off // view.itemsize
+        size = view.itemsize
+        # aligned elements start ``skip`` bytes into the array (0 unless the array itself is an offset view)
+        skip = -self._ctx.mem.base_of(raw) % size
+        usable = max(raw.nbytes - skip, 0) // size * size
+        data = raw.reshape(-1).view(np.uint8)[skip:skip + usable].view(view)
+        return data, (off - skip) // size
 
     def _misaligned(self, addr, act, itemsize, name, line):
         bad = act & (addr % itemsize != 0)

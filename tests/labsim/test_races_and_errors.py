@@ -204,3 +204,19 @@ def test_atomic_add_returns_old_values_in_lane_order():
     launch(capture, 1, 32, (A,))
     assert A.tolist() == [8, 8, 8, 8]
     assert out["old"][:8].tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
+
+
+def test_float4_view_of_an_offset_array_reads_the_right_bytes():
+    base = np.arange(64, dtype=np.float32)
+    arr = base[1:61]                 # starts 4 bytes into a 256-byte aligned buffer
+    out = {}
+
+    def kernel(blk, a, first):
+        # lane k reads the float4 at byte offset first + 16k of `a`
+        out["v"] = blk.load(a, first + 16 * blk.tx, view=FLOAT4)
+
+    launch(kernel, 1, 8, (arr, 12))  # device address 16 + 16k: aligned
+    got = np.array([list(x) for x in out["v"][:8]])   # lanes 8-31 pad the warp
+    assert got.tolist() == [list(base[4 + 4 * k: 8 + 4 * k]) for k in range(8)]
+    with pytest.raises(MisalignedAddressError):
+        launch(kernel, 1, 8, (arr, 8))
