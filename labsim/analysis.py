@@ -41,16 +41,17 @@ def atomic_sectors_per_warp(addr: np.ndarray, active: np.ndarray, sector_bytes: 
     """Sector accesses of a global atomic: lanes updating the same address are serialised, so each sector
     costs as many accesses as the most lanes aiming at one address in it (H200: 32 lanes adding to one float
     count 32 sectors, 32 lanes adding to consecutive floats 4)."""
-    out = np.zeros(addr.shape[0], dtype=np.int64)
-    for r in range(addr.shape[0]):        # per warp instruction; atomics are rare in these lessons
-        a = addr[r][active[r]]
-        uniq, counts = np.unique(a, return_counts=True)
-        sectors = uniq // sector_bytes
-        worst: dict[int, int] = {}
-        for sec, c in zip(sectors.tolist(), counts.tolist()):
-            worst[sec] = max(worst.get(sec, 0), c)
-        out[r] = sum(worst.values())
-    return out
+    rows = np.broadcast_to(np.arange(addr.shape[0])[:, None], addr.shape)[active]
+    pairs, counts = np.unique(np.stack([rows, addr[active]], axis=1), axis=0, return_counts=True)
+    if not counts.size:
+        return np.zeros(addr.shape[0], dtype=np.int64)
+    # pairs are sorted by (row, address), hence by (row, sector): the worst address of each sector
+    sec = np.stack([pairs[:, 0], pairs[:, 1] // sector_bytes], axis=1)
+    first = np.ones(len(sec), dtype=bool)
+    first[1:] = np.any(sec[1:] != sec[:-1], axis=1)
+    starts = np.nonzero(first)[0]
+    worst = np.maximum.reduceat(counts, starts)
+    return np.bincount(sec[starts, 0], weights=worst, minlength=addr.shape[0]).astype(np.int64)
 
 
 def _distinct_per_row(keys: np.ndarray, active: np.ndarray) -> np.ndarray:

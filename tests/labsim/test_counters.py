@@ -130,3 +130,23 @@ def test_thread_layout_reference_is_warp_major():
     lay = thread_layout((1,), (8, 4, 2))
     assert [t for _, t, _ in lay] == list(range(64))
     assert [w for _, _, w in lay][31:33] == [0, 1]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 40), min_size=32, max_size=32), min_size=1, max_size=4),
+       st.lists(st.booleans(), min_size=32, max_size=32))
+def test_atomic_sectors_match_brute_force(rows, active):
+    from labsim.analysis import atomic_sectors_per_warp
+    addr = np.array(rows, dtype=np.int64) * 4
+    act = np.broadcast_to(np.array(active), addr.shape)
+    expect = []
+    for r in range(addr.shape[0]):
+        per_addr: dict[int, int] = {}
+        for lane in range(32):
+            if act[r, lane]:
+                per_addr[int(addr[r, lane])] = per_addr.get(int(addr[r, lane]), 0) + 1
+        worst: dict[int, int] = {}
+        for a, n in per_addr.items():
+            worst[a // 32] = max(worst.get(a // 32, 0), n)
+        expect.append(sum(worst.values()))
+    assert atomic_sectors_per_warp(addr, act).tolist() == expect
