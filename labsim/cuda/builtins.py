@@ -154,13 +154,7 @@ class CallMixin:
                 raise self.unsupported(a, "passing per-thread arrays to functions")
             evs.append(self.coerce(e, pt, a).ev)
         saved = (self.scopes, self.fn, self.loops)
-        scope: dict[str, Sym] = {}
-        slots = []
-        for pname, pt, pnode in fd.params:
-            s = self.new_slot()
-            slots.append(s)
-            if pname:
-                scope[pname] = Sym(pname, "var", pt, s, node=pnode)
+        scope, slots = self.bind_params(fd.params)
         self.scopes, self.loops = [scope], []
         fst = FnState(fd, entry=False, ret=fd.ret, ret_slot=self.new_slot() if fd.ret is not ct.VOID else -1)
         self.fn = fst

@@ -422,17 +422,22 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         return fd
 
     # ---- functions -----------------------------------------------------------------------------------------
-    def compile_entry(self, fd: FuncDef, mode: str) -> FunctionCode:
-        """Compile a kernel, a host function, or (for checking) a device function as an entry point."""
-        self._reset(mode)
-        self.inline_stack = [fd.name]
+    def bind_params(self, params) -> tuple[dict[str, Sym], list[int]]:
+        """A fresh scope binding each named parameter to a new slot; the slots in parameter order."""
         scope: dict[str, Sym] = {}
         slots = []
-        for name, t, pnode in fd.params:
+        for name, t, pnode in params:
             s = self.new_slot()
             slots.append(s)
             if name:
                 scope[name] = Sym(name, "var", t, s, node=pnode)
+        return scope, slots
+
+    def compile_entry(self, fd: FuncDef, mode: str) -> FunctionCode:
+        """Compile a kernel, a host function, or (for checking) a device function as an entry point."""
+        self._reset(mode)
+        self.inline_stack = [fd.name]
+        scope, slots = self.bind_params(fd.params)
         self.scopes = [scope]
         self.fn = FnState(fd, entry=True, ret=fd.ret)
         if not fd.is_kernel and fd.ret is not ct.VOID:
