@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from typing import Callable
 
-from ..context import BRANCHES, BuildContext
+from ..context import BuildContext
 from ..qmd import Document
 from .guard_leaks import guard_leaks
 from .quarto_markdown import quarto_markdown
