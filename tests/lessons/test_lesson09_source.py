@@ -118,8 +118,3 @@ def test_answer_text_stays_on_the_answer_branch(lesson):
     for ln, _ in callouts:
         enclosing = [a for l2, a, d in lesson.divs if l2 < ln and 'when-profile="answer"' in a]
         assert enclosing, f"line {ln}: answer callout not inside an answer-profile div"
-
-
-def test_previous_and_next_links():
-    text = LESSON9.read_text(encoding="utf-8")
-    assert "(lesson08_transpose_naive.qmd)" in text and "(lesson10_gemm_tiled.qmd)" in text
