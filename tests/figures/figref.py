@@ -1,7 +1,10 @@
-"""Independent references for the figure and lesson tests (no labsim logic: the rules, lane by lane)."""
+"""Helpers for the figure and lesson tests. Sector and wavefront counts come from the one brute-force
+reference, tests/labsim/labsim_reference.py (no labsim logic: the rules, lane by lane)."""
 from __future__ import annotations
 
 import numpy as np
+
+from labsim_reference import shared_warp_wavefronts, warp_sectors
 
 
 def brute_bank_degrees(addr, active, itemsize):
@@ -9,12 +12,11 @@ def brute_bank_degrees(addr, active, itemsize):
 
     32 banks of 4-byte words; accesses up to 4 bytes are one phase of 32 lanes, 8-byte ones two phases of 16
     lanes, 16-byte ones four phases of 8 lanes; in a phase a bank serves each distinct word once.
-    Returns (degrees 32x32, wavefronts).
+    Returns (degrees 32x32, wavefronts of the load, from the reference).
     """
     lanes_per_phase = {1: 32, 2: 32, 4: 32, 8: 16, 16: 8}[itemsize]
     nwords = max(1, itemsize // 4)
     deg = [[0] * 32 for _ in range(32)]
-    wavefronts = 0
     for start in range(0, 32, lanes_per_phase):
         words_in_bank = {}
         for lane in range(start, start + lanes_per_phase):
@@ -23,15 +25,13 @@ def brute_bank_degrees(addr, active, itemsize):
             for j in range(nwords):
                 w = int(addr[lane]) // 4 + j
                 words_in_bank.setdefault(w % 32, set()).add(w)
-        if words_in_bank:
-            wavefronts += max(len(v) for v in words_in_bank.values())
         for lane in range(start, start + lanes_per_phase):
             if not active[lane]:
                 continue
             for j in range(nwords):
                 b = (int(addr[lane]) // 4 + j) % 32
                 deg[lane][b] = len(words_in_bank[b])
-    return np.array(deg), wavefronts
+    return np.array(deg), shared_warp_wavefronts(addr, active, itemsize)[0]
 
 
 def make_shared_access(addr, itemsize=4, active=None, line=7):
@@ -47,13 +47,8 @@ def make_global_access(addr, itemsize=4, active=None, op="st"):
 
 
 def brute_sectors(addr, active, itemsize, sector=32):
-    """Distinct 32-byte sectors touched by the active lanes, counted lane by lane."""
-    touched = set()
-    for lane in range(32):
-        if active[lane]:
-            for b in (int(addr[lane]), int(addr[lane]) + itemsize - 1):
-                touched.add(b // sector)
-    return len(touched)
+    """Distinct 32-byte sectors touched by the active lanes (the reference's count)."""
+    return warp_sectors(addr, active, itemsize, sector)
 
 
 def brute_column_wavefronts(ld_elems, itemsize, col=0, swizzle=False, row_access=False, index=0):

@@ -1,4 +1,8 @@
-"""Brute-force per-lane references, written independently of labsim.analysis (plain Python loops)."""
+"""The one brute-force reference for sectors and wavefronts, used by every test (labsim, figures, lessons).
+
+Written independently of labsim.model, lane by lane in plain Python loops, from the rules measured on an
+H200 (measurements/h200/patterns/; tests/labsim/test_h200_patterns.py checks this module against them).
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -23,20 +27,26 @@ def warps_of(grid, block):
     return groups
 
 
+def warp_sectors(addrs, active, itemsize, sector=32):
+    """Distinct sectors the active lanes of one warp touch (a lane's bytes may straddle two)."""
+    touched = set()
+    for a, on in zip(addrs, active):
+        if on:
+            a = int(a)
+            for s in range(a // sector, (a + itemsize - 1) // sector + 1):
+                touched.add(s)
+    return len(touched)
+
+
 def global_counts(addrs, active, grid, block, itemsize, sector=32):
     """(requests, sectors, bytes requested) for one global instruction, by brute force."""
     requests = sectors = nbytes = 0
     for lanes in warps_of(grid, block).values():
-        touched = set()
-        for p in lanes:
-            if active[p]:
-                a = int(addrs[p])
-                for s in range(a // sector, (a + itemsize - 1) // sector + 1):
-                    touched.add(s)
-                nbytes += itemsize
-        if touched:
+        n = warp_sectors([addrs[p] for p in lanes], [active[p] for p in lanes], itemsize, sector)
+        nbytes += itemsize * sum(1 for p in lanes if active[p])
+        if n:
             requests += 1
-            sectors += len(touched)
+            sectors += n
     return requests, sectors, nbytes
 
 

@@ -2,7 +2,7 @@
 
 measurements/h200/patterns/ holds the lane table (patterns.py), the CUDA program that ran it, the ncu
 command (run.sh), the raw CSV and results.json. Here each pattern's lane addresses run through labsim.launch
-and the counters must equal the hardware's.
+and the counters must equal the hardware's; so must the tests' brute-force reference (labsim_reference.py).
 """
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 from labsim import launch
+
+from labsim_reference import shared_warp_wavefronts, warp_sectors
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.join(ROOT, "measurements", "h200", "patterns")
@@ -71,3 +73,18 @@ def test_table_covers_every_size_and_space():
     seen = {(k.split(":")[0], p[0]) for k, p, _ in CASES}
     assert seen == {(sp, s) for sp in ("shared_ld", "shared_st", "global_ld") for s in (2, 4, 8, 16)}
     assert len(CASES) == 471
+
+
+@pytest.mark.parametrize("key,pattern,measured", CASES, ids=[c[0] for c in CASES])
+def test_reference_equals_h200(key, pattern, measured):
+    """The tests' brute-force reference (not labsim) against the hardware, so it can judge labsim."""
+    space = key.split(":")[0]
+    s, offs, act = pattern
+    if space == "global_ld":
+        overhead = 4 + len({4 * lane // 32 for lane in range(32) if act[lane]})
+        assert warp_sectors(offs, act, s) + overhead == measured["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
+        return
+    op = "ld" if space == "shared_ld" else "st"
+    wf, conflicts = shared_warp_wavefronts(offs, act, s, op)
+    assert (wf, conflicts) == (measured[f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"],
+                               measured[f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum"])

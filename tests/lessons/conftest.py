@@ -10,3 +10,4 @@ matplotlib.use("Agg")
 HERE = os.path.dirname(__file__)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "figures"))
+sys.path.insert(0, os.path.join(HERE, "..", "labsim"))   # labsim_reference, which figref uses
