@@ -4,20 +4,18 @@
     stats = launch(kernel, grid=(64,), block=(256,), args=(A,))
     stats.metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
 """
-# Version of the counting model (sectors, wavefronts, what counts as executed). Bump it whenever a rule changes a
-# counter, so that receipts and recorded reports made under another model are re-checked, not trusted.
-MODEL_VERSION = "1"
-
 from .analysis import InstrSummary, Race, WarpAccess, warp_sectors, warp_wavefronts
 from .errors import (DivergentBarrierError, KernelError, LabsimError, LaunchError, MemoryArgumentError,
                      MisalignedAddressError, OutOfBoundsError, StepBudgetError, UnsupportedError)
 from .gpus import GPU, GPUS, get_gpu
 from .launch import Block, launch
+from .model import MODEL_VERSION, CountingModel
 from .memory import DOUBLE2, FLOAT2, FLOAT4, INT2, INT4, SharedArray
 from .stats import METRIC_NAMES, REQUIRED_METRICS, Stats, estimate_time
 
 __all__ = [
-    "MODEL_VERSION", "launch", "estimate_time", "Stats", "Block", "GPU", "GPUS", "get_gpu", "WarpAccess", "InstrSummary", "Race",
+    "MODEL_VERSION", "CountingModel", "launch", "estimate_time", "Stats", "Block", "GPU", "GPUS", "get_gpu",
+    "WarpAccess", "InstrSummary", "Race",
     "SharedArray", "warp_sectors", "warp_wavefronts", "METRIC_NAMES", "REQUIRED_METRICS",
     "FLOAT2", "FLOAT4", "INT2", "INT4", "DOUBLE2",
     "LabsimError", "LaunchError", "MemoryArgumentError", "OutOfBoundsError", "MisalignedAddressError",

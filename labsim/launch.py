@@ -20,10 +20,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .analysis import InstrSummary, WarpAccess, atomic_sectors_per_warp, sectors_per_warp, wavefronts_per_warp
+from .analysis import InstrSummary, WarpAccess
 from .errors import (DivergentBarrierError, KernelError, LabsimError, LaunchError, MemoryArgumentError,
                      MisalignedAddressError, OutOfBoundsError, StepBudgetError, UnsupportedError)
 from .gpus import GPU, get_gpu
+from .model import CountingModel
 from .memory import SHARED_ALIGN, AddressSpace, SharedArray, as_device_array, check_dtype
 from .races import RaceTracker
 from .stats import Stats
@@ -66,14 +67,13 @@ class _Launch:
         self.smem_static = 0
         self.dynamic_smem = dynamic_smem
         self.dynamic: SharedArray | None = None
-        self.instrs: dict[tuple, InstrSummary] = {}
+        self.instrs: dict[tuple, InstrSummary] = {}      # by site: (space, op, line, col, array, itemsize)
+        self.model = CountingModel(gpu)
         self.races = RaceTracker()
         self.epoch = np.zeros(self.nblocks * self.wpb, dtype=np.int32)   # barriers passed, per warp
-        self.syncs = np.zeros(self.nblocks * self.wpb, dtype=np.int64)
         self.steps = 0
         self.max_steps = max_steps
         self.param_names = param_names
-        self.current_line: int | None = None
 
     def describe(self, tid: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         b, t = divmod(int(tid), self.lanes_per_block)
@@ -163,11 +163,12 @@ class Block:
         self._all = False
 
     # ---- helpers -----------------------------------------------------------------------------------------
-    def _line(self, line):
+    def _site(self, line, col):
+        """(line, column) of the instruction: given by a front end, else the calling Python statement's."""
         if line is not None:
-            return line
+            return line, col
         f = sys._getframe(2)
-        return f.f_lineno
+        return f.f_lineno, _column(f.f_code, f.f_lasti)
 
     def _index(self, idx, what: str) -> np.ndarray:
         a = np.asarray(idx)
@@ -207,42 +208,24 @@ class Block:
                 f"{'elements' if unit == 'index' else 'bytes'}", line=line, array=name, index=int(idx[i]),
                 **self._where(i))
 
-    def _record(self, space, op, line, name, itemsize, addr, act):
+    def _record(self, space, op, site, name, itemsize, addr, act):
+        """Hand one instruction's accesses to the launch's counting model, under the instruction's site."""
         ctx = self._ctx
-        key = (space, op, line, name, itemsize)
+        line, col = site
+        key = (space, op, line, col, name, itemsize)
         s = ctx.instrs.get(key)
         if s is None:
-            s = ctx.instrs[key] = InstrSummary(space, op, line, name, itemsize)
+            s = ctx.instrs[key] = InstrSummary(space, op, line, name, itemsize, col)
         a2 = addr.reshape(-1, WARP)
         act2 = act.reshape(-1, WARP)
-        rows = act2.any(axis=1)
-        s.executed += int(self._reach.reshape(-1, WARP).any(axis=1).sum()) if not self._all else a2.shape[0]
-        nreq = int(rows.sum())
-        if not nreq:
-            return
-        if nreq != rows.size:
-            a2, act2 = a2[rows], act2[rows]
-        s.requests += nreq
-        s.bytes_requested += int(act2.sum()) * itemsize
-        g = ctx.gpu
-        if space == "global" and op in ("atom", "red"):
-            per = atomic_sectors_per_warp(a2, act2, g.sector_bytes)
-        elif space == "global":
-            per = sectors_per_warp(a2, act2, itemsize, g.sector_bytes)
-        else:
-            per, conf = wavefronts_per_warp(a2, act2, itemsize, g.banks, g.bank_bytes,
-                                            op="st" if op == "st" else "ld", return_conflicts=True)
-            s.conflicts += int(conf.sum())
-        s.cost += int(per.sum())
-        for v, c in enumerate(np.bincount(per)):
-            if c:
-                s.hist[v] = s.hist.get(v, 0) + int(c)
-        if s.sample is None:
+        rows = ctx.model.account(s, a2, act2, None if self._all else self._reach.reshape(-1, WARP))
+        if s.sample is None and rows.any():
             r = int(np.argmax(rows))
             gw = int(self._row_warp[r])
             b, _ = ctx.describe(gw * WARP)
-            s.sample = WarpAccess(space, op, line, name, itemsize, b, gw % ctx.wpb, act2[0].copy(),
-                                  a2[0].astype(np.int64), g.banks, g.bank_bytes, g.sector_bytes)
+            g = ctx.gpu
+            s.sample = WarpAccess(space, op, line, name, itemsize, b, gw % ctx.wpb, act2[r].copy(),
+                                  a2[r].astype(np.int64), g.banks, g.bank_bytes, g.sector_bytes, col)
 
     # ---- global memory -----------------------------------------------------------------------------------
     def _global(self, arr, idx, name, line, view, op):
@@ -284,21 +267,25 @@ class Block:
                 f"misaligned address: a {itemsize}-byte access to {name} at byte address {int(addr[i]):#x}, "
                 f"which is not a multiple of {itemsize}", line=line, array=name, **self._where(i))
 
-    def load(self, arr, idx, *, line: int | None = None, name: str | None = None, view=None) -> np.ndarray:
+    def load(self, arr, idx, *, line: int | None = None, name: str | None = None, view=None,
+             col: int | None = None) -> np.ndarray:
         """Global load: each active lane reads ``arr.flat[idx]`` (or, with ``view``, the ``view``-typed value at
         byte offset ``idx``). Inactive lanes get zeros."""
-        line = self._line(line)
+        site = self._site(line, col)
+        line = site[0]
         data, idx, addr, itemsize, name = self._global(arr, idx, name, line, view, "load from")
         act = self._active
-        self._record("global", "ld", line, name, itemsize, addr, act)
+        self._record("global", "ld", site, name, itemsize, addr, act)
         return self._gather(data, idx, act)
 
-    def store(self, arr, idx, value, *, line: int | None = None, name: str | None = None, view=None) -> None:
+    def store(self, arr, idx, value, *, line: int | None = None, name: str | None = None, view=None,
+              col: int | None = None) -> None:
         """Global store: each active lane writes its ``value`` to ``arr.flat[idx]``."""
-        line = self._line(line)
+        site = self._site(line, col)
+        line = site[0]
         data, idx, addr, itemsize, name = self._global(arr, idx, name, line, view, "store to")
         act = self._active
-        self._record("global", "st", line, name, itemsize, addr, act)
+        self._record("global", "st", site, name, itemsize, addr, act)
         self._scatter(data, idx, value, act)
 
     def _gather(self, data, idx, act):
@@ -394,27 +381,29 @@ class Block:
         self._ctx.races.access(sh, pos, tid, gw, self._ctx.epoch[gw], line, is_write, self._ctx.describe)
 
     def sload(self, sh: SharedArray, idx, *, line: int | None = None, name: str | None = None,
-              view=None) -> np.ndarray:
+              view=None, col: int | None = None) -> np.ndarray:
         """Shared load: each active lane reads element ``idx`` of its block's copy of ``sh``."""
-        line = self._line(line)
+        site = self._site(line, col)
+        line = site[0]
         data, pos, addr, itemsize, name, elem = self._shared(sh, idx, name, line, view, "load from")
         act = self._active
-        self._record("shared", "ld", line, name, itemsize, addr, act)
+        self._record("shared", "ld", site, name, itemsize, addr, act)
         self._race(sh, elem, act, line, False)
         return self._gather(data, pos, act)
 
     def sstore(self, sh: SharedArray, idx, value, *, line: int | None = None, name: str | None = None,
-               view=None) -> None:
+               view=None, col: int | None = None) -> None:
         """Shared store: each active lane writes ``value`` to element ``idx`` of its block's copy of ``sh``."""
-        line = self._line(line)
+        site = self._site(line, col)
+        line = site[0]
         data, pos, addr, itemsize, name, elem = self._shared(sh, idx, name, line, view, "store to")
         act = self._active
-        self._record("shared", "st", line, name, itemsize, addr, act)
+        self._record("shared", "st", site, name, itemsize, addr, act)
         self._race(sh, elem, act, line, True)
         self._scatter(data, pos, value, act)
 
     def atomic_add(self, target, idx, value, *, line: int | None = None, name: str | None = None,
-                   returns: bool = True) -> np.ndarray:
+                   returns: bool = True, col: int | None = None) -> np.ndarray:
         """``atomicAdd``: adds each active lane's ``value``; returns the old values, lanes applied in order.
 
         ``returns=False`` says the old values are unused, so the compiler emits a reduction (RED, Nsight
@@ -423,7 +412,8 @@ class Block:
         Limitations: shared atomics are costed as a load of the same addresses; atomics are not checked for
         races against plain accesses.
         """
-        line = self._line(line)
+        site = self._site(line, col)
+        line = site[0]
         act = self._active
         if isinstance(target, SharedArray):
             data, pos, addr, itemsize, name, _ = self._shared(target, idx, name, line, None, "atomicAdd on")
@@ -431,7 +421,8 @@ class Block:
         else:
             data, pos, addr, itemsize, name = self._global(target, idx, name, line, None, "atomicAdd on")
             space = "global"
-        self._record(space, "red" if space == "global" and not returns else "atom", line, name, itemsize, addr, act)
+        self._record(space, "red" if space == "global" and not returns else "atom", site, name, itemsize, addr,
+                     act)
         v = np.broadcast_to(np.asarray(value).astype(data.dtype), pos.shape)
         lanes = np.nonzero(act)[0]
         p, vv = pos[lanes], v[lanes]
@@ -454,7 +445,7 @@ class Block:
     # ---- control -----------------------------------------------------------------------------------------
     def sync(self, *, line: int | None = None) -> None:
         """``__syncthreads()``: a barrier for the threads of each block."""
-        line = self._line(line)
+        line = self._site(line, None)[0]
         ctx = self._ctx
         alive = (self._valid & ~self._exited).reshape(-1, self._per_block())
         act = self._active.reshape(alive.shape)
@@ -468,7 +459,6 @@ class Block:
                 f"{ctx.describe(int(self._tid[lane]))[1]} is alive but skips it", line=line, **self._where(lane))
         warps = self._row_warp[self._active.reshape(-1, WARP).any(axis=1)]
         ctx.epoch[warps] += 1
-        ctx.syncs[warps] += 1
         if self._greenlet:
             import greenlet
             greenlet.getcurrent().parent.switch()
@@ -482,12 +472,16 @@ class Block:
         ctx.steps += n
         if ctx.max_steps is not None and ctx.steps > ctx.max_steps:
             raise StepBudgetError(f"step budget of {ctx.max_steps} exhausted: is there an endless loop?",
-                                  kernel=ctx.name, line=ctx.current_line)
+                                  kernel=ctx.name)
 
 
 def launch(kernel: Callable, grid, block, args=(), *, gpu: "str | GPU" = "H200", schedule: str = "lockstep",
-           dynamic_smem: int = 0, max_steps: int | None = None, name: str | None = None) -> Stats:
-    """Run ``kernel(blk, *args)`` for every thread of ``grid`` x ``block`` and return its ``Stats``."""
+           dynamic_smem: int = 0, max_steps: int | None = None, name: str | None = None,
+           model: CountingModel | None = None) -> Stats:
+    """Run ``kernel(blk, *args)`` for every thread of ``grid`` x ``block`` and return its ``Stats``.
+
+    ``model``: the counting model that turns accesses into counters (default ``CountingModel(gpu)``).
+    """
     g = get_gpu(gpu)
     grid3, block3 = _dims(grid, "grid"), _dims(block, "block")
     nthreads = block3[0] * block3[1] * block3[2]
@@ -510,6 +504,8 @@ def launch(kernel: Callable, grid, block, args=(), *, gpu: "str | GPU" = "H200",
         args = (args,)
     kname = name or getattr(kernel, "__name__", "kernel")
     ctx = _Launch(kname, g, grid3, block3, int(dynamic_smem), max_steps, _param_names(kernel, len(args)))
+    if model is not None:
+        ctx.model = model
     ctx.args = tuple(args)
     lanes_total = ctx.nblocks * ctx.lanes_per_block
     if lanes_total > MAX_LANES:
@@ -528,7 +524,7 @@ def launch(kernel: Callable, grid, block, args=(), *, gpu: "str | GPU" = "H200",
         line = _kernel_line(kernel, e)
         raise KernelError(f"kernel {kname} raised {type(e).__name__}: {e}", kernel=kname, line=line) from e
     return Stats(kname, grid3, block3, g, list(ctx.instrs.values()), ctx.races.races, ctx.races.count,
-                 ctx.races.by_line, schedule)
+                 ctx.races.by_line, schedule, model_version=ctx.model.version)
 
 
 def _run_adversarial(ctx: _Launch, kernel, args) -> None:
@@ -545,6 +541,24 @@ def _run_adversarial(ctx: _Launch, kernel, args) -> None:
         for k in reversed(pending):
             slots[k].switch()
         pending = [k for k in pending if not slots[k].dead]
+
+
+_COLUMNS: dict[tuple, int | None] = {}
+
+
+def _column(code, lasti: int) -> int | None:
+    """1-based column of the call at bytecode offset ``lasti`` (the Python API's instruction site)."""
+    key = (code, lasti)
+    col = _COLUMNS.get(key)
+    if col is None and key not in _COLUMNS:
+        for i, pos in enumerate(code.co_positions()):
+            if 2 * i == lasti:
+                col = None if pos[2] is None else pos[2] + 1
+                break
+        if len(_COLUMNS) > 4096:
+            _COLUMNS.clear()
+        _COLUMNS[key] = col
+    return col
 
 
 def _param_names(kernel, nargs: int) -> dict[int, str]:

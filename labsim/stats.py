@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .analysis import InstrSummary, Race
 from .gpus import GPU, get_gpu
+from .model import MODEL_VERSION
 
 # Nsight Compute metric names, keyed by (space, op, what).
 METRIC_NAMES: dict[tuple[str, str, str], str] = {
@@ -48,11 +49,13 @@ class Stats:
     ``g_bytes_requested`` (bytes the active lanes asked for, loads and stores), ``race_count``; plus
     ``metrics`` (Nsight Compute names), ``by_line``, ``instructions`` (one ``InstrSummary`` per static memory
     instruction, each with a sampled ``WarpAccess``) and ``races`` (the first reported hazards).
+    ``model_version``: the version of the counting model (``labsim.model``) that produced the counters.
     """
 
     def __init__(self, kernel: str, grid, block, gpu: GPU, instructions: list[InstrSummary], races: list[Race],
-                 race_count: int, races_by_line: dict, schedule: str) -> None:
+                 race_count: int, races_by_line: dict, schedule: str, model_version: str = MODEL_VERSION) -> None:
         self.kernel = kernel
+        self.model_version = model_version
         self.grid = grid
         self.block = block
         self.gpu = gpu
@@ -95,18 +98,18 @@ class Stats:
         return self.shared_wavefronts / self.shared_requests if self.shared_requests else 1.0
 
     def instruction(self, line: int | None = None, *, space: str | None = None, op: str | None = None,
-                    array: str | None = None) -> InstrSummary:
+                    array: str | None = None, col: int | None = None) -> InstrSummary:
         """The one instruction summary matching the filters (error if none or several)."""
         hits = [s for s in self.instructions if (line is None or s.line == line) and
                 (space is None or s.space == space) and (op is None or s.op == op) and
-                (array is None or s.array == array)]
+                (array is None or s.array == array) and (col is None or s.col == col)]
         if len(hits) != 1:
-            raise LookupError(f"{len(hits)} memory instructions match line={line} space={space} op={op} "
-                              f"array={array}; have: {self.instructions}")
+            raise LookupError(f"{len(hits)} memory instructions match line={line} col={col} space={space} "
+                              f"op={op} array={array}; have: {self.instructions}")
         return hits[0]
 
     def __repr__(self) -> str:
-        return (f"Stats({self.kernel}, grid={self.grid}, block={self.block}, gld {self.gld_instr} req/"
+        return (f"Stats({self.kernel}, model {self.model_version}, grid={self.grid}, block={self.block}, gld {self.gld_instr} req/"
                 f"{self.gld_sectors} sectors, gst {self.gst_instr} req/{self.gst_sectors} sectors, shared "
                 f"{self.shared_requests} req/{self.shared_wavefronts} wavefronts, races {self.race_count})")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LabsimError, OutOfBoundsError, StepBudgetError
-from .ctype import CType
-from .runtime import masked, pack, unpack
+from .ctype import LLONG, CType, pointer_to
+from .runtime import Ptr, masked, pack, unpack
 from .symbols import LV, E
 
 MAX_LOCAL_ELEMENTS = 1024
@@ -42,27 +42,27 @@ def _tick(c, line: int) -> None:
         raise
 
 
-def mem_get(c, p, i, t: CType, line: int, name: str):
+def mem_get(c, p, i, t: CType, line: int, name: str, col: int | None = None):
     _tick(c, line)
     dt = mem_dtype(t)
     idx, view = _offset(p, i, t.size, dt)
     if p.space == "global":
-        v = c.blk.load(p.buf, idx, line=line, name=name, view=view)
+        v = c.blk.load(p.buf, idx, line=line, name=name, view=view, col=col)
     else:
-        v = c.blk.sload(p.buf, idx, line=line, name=name, view=view)
+        v = c.blk.sload(p.buf, idx, line=line, name=name, view=view, col=col)
     return unpack(v, dt) if t.kind == "vec" else v
 
 
-def mem_put(c, p, i, t: CType, v, line: int, name: str) -> None:
+def mem_put(c, p, i, t: CType, v, line: int, name: str, col: int | None = None) -> None:
     _tick(c, line)
     dt = mem_dtype(t)
     idx, view = _offset(p, i, t.size, dt)
     if t.kind == "vec":
         v = pack(v, dt, c.n)
     if p.space == "global":
-        c.blk.store(p.buf, idx, v, line=line, name=name, view=view)
+        c.blk.store(p.buf, idx, v, line=line, name=name, view=view, col=col)
     else:
-        c.blk.sstore(p.buf, idx, v, line=line, name=name, view=view)
+        c.blk.sstore(p.buf, idx, v, line=line, name=name, view=view, col=col)
 
 
 def element_lv(comp, pe: E, ie: E, node, name: str | None) -> LV:
@@ -87,27 +87,25 @@ def element_lv(comp, pe: E, ie: E, node, name: str | None) -> LV:
 
     def get(c, loc):
         try:
-            return mem_get(c, loc[0], loc[1], t, line, name or loc[0].name)
+            return mem_get(c, loc[0], loc[1], t, line, name or loc[0].name, col)
         except LabsimError as e:
             e.where.setdefault("col", col)
             raise
 
     def put(c, loc, v):
         try:
-            mem_put(c, loc[0], loc[1], t, v, line, name or loc[0].name)
+            mem_put(c, loc[0], loc[1], t, v, line, name or loc[0].name, col)
         except LabsimError as e:
             e.where.setdefault("col", col)
             raise
 
     def addr(c, loc):
         return loc[0].moved(loc[1] * size)
-    return LV(t, locate, get, put, addr, name or "", pe.t.const, "mem", line, pe.t.space)
+    return LV(t, locate, get, put, addr, name or "", pe.t.const, "mem", line, pe.t.space, col)
 
 
 def shared_scalar_lv(comp, sym, node) -> LV:
     """``__shared__ float total;``: a one-element shared array."""
-    from .ctype import pointer_to
-    from .runtime import Ptr
     k, nm = sym.slot, sym.name
     pe = E(pointer_to(sym.t, space="shared"), lambda c: Ptr(c.v[k], 0, nm, "shared"))
     zero = E(comp_ll(), lambda c: 0, k=np.int64(0))
@@ -115,7 +113,6 @@ def shared_scalar_lv(comp, sym, node) -> LV:
 
 
 def comp_ll():
-    from .ctype import LLONG
     return LLONG
 
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import ctype as ct
+from .access import element_lv
 from .ctype import CType
 from ..errors import LabsimError
-from .errors import CudaRuntimeError
+from .errors import CudaRuntimeError, CudaUnsupportedError
 from .expr import const_e, is_scalar
-from .symbols import E, Sym
+from .symbols import MAX_INLINE_DEPTH, E, FnState, Reparse, Sym
 
 FORBIDDEN = {
     "system", "popen", "pclose", "fopen", "fclose", "fread", "fwrite", "fgets", "fputs", "fprintf", "fscanf",
@@ -75,7 +76,6 @@ class CallMixin:
         if fnode.type == "template_function":
             name = self.text(fnode.child_by_field_name("name"))
             if name not in CASTS and self.lookup(name) is not None:
-                from .compiler import Reparse       # `a < b > (c)` read as a template call
                 raise Reparse(fnode.child_by_field_name("name"))
             if name in CASTS:
                 targs = fnode.child_by_field_name("arguments").named_children
@@ -111,7 +111,6 @@ class CallMixin:
         if handler is not None:
             return handler(name, arg_nodes, node)
         base = name.split("::")[-1]
-        from .errors import CudaUnsupportedError
         if base in FORBIDDEN:
             raise self.err(node, f"call to '{base}' is not allowed: labsim programs cannot reach files, processes "
                            "or the network", CudaUnsupportedError)
@@ -131,7 +130,6 @@ class CallMixin:
 
     # ---- user functions ------------------------------------------------------------------------------------
     def user_call(self, fd, arg_nodes, node) -> E:
-        from .compiler import MAX_INLINE_DEPTH, FnState
         if fd.is_kernel:
             raise self.err(node, f"kernel '{fd.name}' must be launched with <<<grid, block>>>")
         if self.mode == "device" and not fd.is_device:
@@ -329,7 +327,7 @@ class CallMixin:
                 flat = buf.reshape(-1)
                 buf = flat.view(np.uint8)[:flat.nbytes - flat.nbytes % size].view(dt)
             idx = np.asarray(boff, dtype=np.int64) // size
-            return c.blk.atomic_add(buf, idx, val, line=line, name=aname, returns=returns)
+            return c.blk.atomic_add(buf, idx, val, line=line, name=aname, returns=returns, col=where[1])
         return E(t, ev, pure=False)
 
     def b_minmax(self, name, arg_nodes, node) -> E:
@@ -454,7 +452,6 @@ class CallMixin:
         (p,) = self.args(arg_nodes, 1, name, node)
         if p.t.kind != "ptr":
             raise self.err(node, "__ldg needs a pointer argument")
-        from .access import element_lv
         an = arg_nodes[0]
         nm = self.text(an) if an.type == "identifier" else "memory"
         return self.lv_e(element_lv(self, p, const_e(np.int64(0), ct.LLONG), node, nm))

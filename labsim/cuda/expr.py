@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import ctype as ct
-from .access import element_lv, local_array_lv, shared_scalar_lv
+from .access import element_lv, local_array_lv, mem_get, mem_put, shared_scalar_lv
 from .ctype import CType
 from .errors import CudaCompileError, CudaRuntimeError, CudaUnsupportedError
 from .runtime import Ptr, masked, select
-from .symbols import LV, ArraySym, E
+from .symbols import LV, UNSUPPORTED, ArraySym, E, Reparse
 
 COORDS = {"threadIdx": ("tx", "ty", "tz"), "blockIdx": ("bx", "by", "bz"),
           "blockDim": ("bdx", "bdy", "bdz"), "gridDim": ("gdx", "gdy", "gdz")}
@@ -30,7 +30,6 @@ class ExprMixin:
         self.count(node)
         handler = getattr(self, "x_" + node.type, None)
         if handler is None:
-            from .compiler import UNSUPPORTED
             if node.type in UNSUPPORTED:
                 raise self.unsupported(node, UNSUPPORTED[node.type])
             raise self.unsupported(node, f"the expression '{self.text(node)[:40]}' ({node.type.replace('_', ' ')})")
@@ -161,27 +160,26 @@ class ExprMixin:
         i = base.t.fields.index(field)
         comp = base.t.elem
         if base.lv is not None:
-            return self.lv_e(self.component_lv(base.lv, i, comp), pure=base.lv.kind == "var")
+            return self.lv_e(self.component_lv(base.lv, i, comp, node), pure=base.lv.kind == "var")
         B = base.ev
         return E(comp, lambda c: B(c)[i], pure=base.pure)
 
-    def component_lv(self, lv: LV, i: int, comp: CType) -> LV:
+    def component_lv(self, lv: LV, i: int, comp: CType, node) -> LV:
         name = f"{lv.name}.{'xyzw'[i]}"
         if lv.kind == "mem":
             addr, loc0 = lv.addr, lv.locate
-            from .access import mem_get, mem_put
             line, arr = lv.line, lv.name or None
+            col = self.loc(node)[1]     # `a[i].x` and `a[i].y` on one line are two instructions
 
             def locate(c):
                 return addr(c, loc0(c)).moved(i * comp.size)
 
             def get(c, p):
-                return mem_get(c, p, 0, comp, line, arr or p.name)
+                return mem_get(c, p, 0, comp, line, arr or p.name, col)
 
             def put(c, p, v):
-                mem_put(c, p, 0, comp, v, line, arr or p.name)
-            out = LV(comp, locate, get, put, lambda c, p: p, name, lv.const, "mem")
-            out.line = line
+                mem_put(c, p, 0, comp, v, line, arr or p.name, col)
+            out = LV(comp, locate, get, put, lambda c, p: p, name, lv.const, "mem", line, lv.space, col)
             return out
         get0, put0, loc0 = lv.get, lv.put, lv.locate
 
@@ -592,7 +590,6 @@ class ExprMixin:
     def x_cast_expression(self, node) -> E:
         td = node.child_by_field_name("type")
         if self.names_a_value(td.child_by_field_name("type")):
-            from .compiler import Reparse
             raise Reparse(td.child_by_field_name("type"))
         t = self.type_descriptor(td)
         e = self.expr(node.child_by_field_name("value"))

@@ -19,11 +19,11 @@ from .. import launch as _engine_launch
 from ..errors import KernelError, LabsimError, LaunchError, StepBudgetError
 from . import ctype as ct
 from .access import mem_dtype
-from .compiler import Compiler, Reparse
+from .compiler import Compiler
 from .errors import CudaArgumentError, CudaError, CudaSyntaxError
 from .preprocess import preprocess
 from .runtime import Ctx, HostBlock, Ptr
-from .symbols import FunctionCode
+from .symbols import FunctionCode, Reparse
 
 MAX_SOURCE_BYTES = 1 << 20
 MAX_REPARSES = 64
@@ -60,12 +60,15 @@ class Result:
         return self.program.line_of(snippet)
 
     def table(self) -> str:
-        """Per-line memory metrics next to the source text, one row per memory instruction."""
-        rows = [f"{'line':>5}  {'space':6} {'op':4} {'array':10} {'requests':>9} {'cost':>9} {'per req':>8}  source"]
-        for s in sorted(self.stats.instructions, key=lambda s: (s.line or 0, s.space, s.op)):
+        """Memory metrics next to the source text, one row per memory instruction (its line:column site),
+        under a header naming the counting model that produced them."""
+        rows = [f"labsim counting model {self.stats.model_version}",
+                f"{'site':>8}  {'space':6} {'op':4} {'array':10} {'requests':>9} {'cost':>9} {'per req':>8}  source"]
+        for s in sorted(self.stats.instructions, key=lambda s: (s.line or 0, s.col or 0, s.space, s.op)):
             unit = "wavefr." if s.space == "shared" else "sectors"
             per = s.cost / s.requests if s.requests else 0.0
-            rows.append(f"{s.line or 0:>5}  {s.space:6} {s.op:4} {s.array[:10]:10} {s.requests:>9} {s.cost:>9} "
+            site = f"{s.line or 0}:{s.col}" if s.col is not None else f"{s.line or 0}"
+            rows.append(f"{site:>8}  {s.space:6} {s.op:4} {s.array[:10]:10} {s.requests:>9} {s.cost:>9} "
                         f"{per:>8.2f}  {self.source_line(s.line or 0).strip()}  ({unit})")
         return "\n".join(rows)
 

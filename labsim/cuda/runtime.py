@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import StepBudgetError
+from .errors import CudaUnsupportedError
 
 
 class Ctx:
@@ -90,7 +91,6 @@ class Ptr:
 
     def merge(self, c: Ctx, old: Ptr) -> Ptr:
         if old.buf is not self.buf:
-            from .errors import CudaUnsupportedError
             raise CudaUnsupportedError(
                 f"pointer {old.name!r} would point into {old.name!r} for some threads and {self.name!r} for "
                 "others: labsim needs a pointer variable to stay within one array")
@@ -111,7 +111,6 @@ def select(cond, a, b):
                 return a
             if not np.any(cond):
                 return b
-            from .errors import CudaUnsupportedError
             raise CudaUnsupportedError(f"a pointer chosen per thread between {a.name!r} and {b.name!r} is not "
                                        "supported")
         return Ptr(a.buf, np.where(cond, a.boff, b.boff), a.name, a.space)

@@ -13,10 +13,10 @@ import numpy as np
 from ..errors import StepBudgetError
 from . import ctype as ct
 from .access import MAX_LOCAL_ELEMENTS, mem_dtype
-from .errors import CudaSyntaxError
+from .errors import CudaSyntaxError, CudaUnsupportedError
 from .expr import const_e
 from .runtime import masked, pack
-from .symbols import ArraySym, E, SharedDecl, Sym
+from .symbols import AUTO, UNSUPPORTED, ArraySym, E, LoopState, SharedDecl, Sym
 
 NO_JUMPS: frozenset = frozenset()
 
@@ -55,7 +55,6 @@ class StmtMixin:
             return handler(node)
         if kind in ("comment", "empty_statement"):
             return None, NO_JUMPS
-        from .compiler import UNSUPPORTED
         if kind in UNSUPPORTED:
             raise self.unsupported(node, UNSUPPORTED[kind])
         if kind == "ERROR":
@@ -219,7 +218,6 @@ class StmtMixin:
         return run, bj - own
 
     def _loop_state(self):
-        from .compiler import LoopState
         return LoopState()
 
     def s_for_statement(self, node):
@@ -298,7 +296,6 @@ class StmtMixin:
 
     # ---- declarations --------------------------------------------------------------------------------------
     def s_declaration(self, node):
-        from .compiler import AUTO
         quals = self.quals_of(node)
         if "static" in quals:
             raise self.unsupported(node, "static local variables")
@@ -479,7 +476,6 @@ class StmtMixin:
         return run
 
     def _unsupported_cls(self):
-        from .errors import CudaUnsupportedError
         return CudaUnsupportedError
 
 

@@ -44,6 +44,7 @@ class LV:
     kind: str = "var"        # var, mem, local
     line: int = 0            # source line of a memory access
     space: str = "global"    # where a memory lvalue lives
+    col: int | None = None   # source column of a memory access (its instruction site with ``line``)
 
 
 @dataclass
@@ -127,3 +128,54 @@ class FunctionCode:
     def __repr__(self) -> str:
         ps = ", ".join(f"{t} {n}" for n, t in self.params)
         return f"FunctionCode({self.kind} {self.name}({ps}))"
+
+
+AUTO = CType("auto", "auto")
+MAX_INLINE_DEPTH = 24
+
+# node types outside the subset, with the name a student would recognise
+UNSUPPORTED = {
+    "gnu_asm_expression": "inline asm", "asm_statement": "inline asm", "ms_based_modifier": "inline asm",
+    "new_expression": "new (dynamic allocation)", "delete_expression": "delete (dynamic allocation)",
+    "lambda_expression": "lambda expressions", "template_declaration": "templates",
+    "template_instantiation": "templates", "goto_statement": "goto", "labeled_statement": "labels and goto",
+    "switch_statement": "switch statements", "case_statement": "switch statements",
+    "struct_specifier": "struct types", "class_specifier": "classes", "union_specifier": "unions",
+    "enum_specifier": "enums", "try_statement": "exceptions", "throw_statement": "exceptions",
+    "this": "this", "nullptr": "null pointers", "null": "null pointers", "type_definition": "typedef",
+    "alias_declaration": "type aliases (using X = ...)", "for_range_loop": "range-based for loops",
+    "co_await_expression": "coroutines", "co_return_statement": "coroutines", "co_yield_statement": "coroutines",
+    "concatenated_string": "string literals", "string_literal": "string literals (printf and friends)",
+    "raw_string_literal": "string literals", "compound_literal_expression": "compound literals",
+    "reference_declarator": "references (T&)", "abstract_reference_declarator": "references (T&)",
+    "operator_name": "operator overloading", "destructor_name": "classes", "fold_expression": "templates",
+    "requires_expression": "templates", "user_defined_literal": "user-defined literals",
+    "seh_try_statement": "exceptions", "offsetof_expression": "offsetof", "gnu_asm_qualifier": "inline asm",
+    "template_type": "templates", "dependent_type": "templates", "decltype": "decltype",
+}
+
+
+class Reparse(Exception):
+    """Raised when a cast's "type" turns out to be a variable: the caller parenthesises it and parses again."""
+
+    def __init__(self, node) -> None:
+        super().__init__("reparse")
+        self.start_byte, self.end_byte = node.start_byte, node.end_byte
+
+
+@dataclass
+class FnState:
+    """The function being compiled (an entry function, or a device function being inlined)."""
+
+    fd: FuncDef
+    entry: bool
+    ret: CType
+    ret_slot: int = -1
+    ret_jm: int = -1
+    tail: object = None       # the return statement in tail position (needs no mask bookkeeping)
+
+
+@dataclass
+class LoopState:
+    brk: int = -1
+    cont: int = -1
