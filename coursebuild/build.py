@@ -187,13 +187,20 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
     report.timings["sources"] = time.perf_counter() - t0
 
     # 2. Execute (branches of one page in sequence: lessons write fixed paths such as /tmp/09_*.cu).
+    # Static explorers compute their control grid once per set of inputs; the other branch reuses it.
+    explorer_cache = build_dir / "explorer-cache"
+    for old in explorer_cache.glob("*"):
+        if old.name != digest[:16]:
+            shutil.rmtree(old, ignore_errors=True)
+    explorer_env = {"COURSEBUILD_EXPLORER_CACHE": str(explorer_cache / digest[:16])}
     executed: dict[tuple[str, str], nbformat.NotebookNode] = {}
     if execute and not use_quarto:
         ensure_kernel()
         lock = threading.Lock()
         # Lessons import the project's packages (labsim, figures, grading) from this checkout, whatever
         # an installed copy says.
-        kernel_env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+        kernel_env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
+                      **explorer_env}
 
         def run_page(p: str) -> None:
             seen: dict[str, nbformat.NotebookNode] = {}
@@ -238,7 +245,7 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
     for b in branches:
         dest = site_dir / b
         if use_quarto:
-            render_branch(quarto, build_dir / b, b, dest, pythonpath=str(root))
+            render_branch(quarto, build_dir / b, b, dest, pythonpath=str(root), env=explorer_env)
             continue
         if not only:
             shutil.rmtree(dest, ignore_errors=True)

@@ -32,12 +32,14 @@ def quarto_version(quarto: str) -> str:
 
 
 def render_branch(quarto: str, project: Path, branch: str, dest: Path, timeout: int = 1800,
-                  pythonpath: str | None = None) -> None:
+                  pythonpath: str | None = None, env: dict[str, str] | None = None) -> None:
     """Render ``project`` with ``--profile branch`` and move its output to ``dest``.
 
     ``pythonpath`` (the repository root) lets the lessons import labsim, figures and grading.
     """
-    env = dict(os.environ, QUARTO_PYTHON=sys.executable, QUARTO_PROFILE=branch)
+    # COURSEBUILD_STATIC: explorers render their static form (figures/static_explorer.py)
+    env = dict(os.environ, QUARTO_PYTHON=sys.executable, QUARTO_PROFILE=branch, COURSEBUILD_BRANCH=branch,
+               COURSEBUILD_STATIC="1", **(env or {}))
     if pythonpath:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, os.environ.get("PYTHONPATH")]))
     proc = subprocess.run([quarto, "render", str(project), "--profile", branch], cwd=project, env=env,

@@ -94,6 +94,14 @@ def test_lesson9_page(browser, site, branch):
         else:
             assert "flowchart" in figure.locator("pre.mermaid").inner_text()
 
+        # The explorer works without a kernel: moving the column control changes labsim's count.
+        ex = page.locator("#lesson09-bank-explorer[data-mounted]")
+        assert ex.count() == 1
+        page.get_by_role("button", name="__half +1 填充，第 7 列").click()
+        assert ex.locator("dd[data-part=wavefronts]").text_content() == "2"
+        ex.locator(".ce-control[data-control=index] input[type=range]").fill("6")
+        assert ex.locator("dd[data-part=wavefronts]").text_content() == "1"
+
         # The answer callout: absent from the exercise page, present (folded) on the answer page.
         callout = page.locator("details.callout-tip", has=page.locator("summary", has_text="参考答案"))
         if branch == "exercise":

@@ -58,12 +58,12 @@ def _find(widget, cls):
 def test_widget_controls_drive_labsim():
     ipw = pytest.importorskip("ipywidgets")
     panel = explorer.bank_explorer()
-    (pad,) = _find(panel, ipw.IntSlider)
+    pad, index = _find(panel, ipw.IntSlider)
     (dtype,) = _find(panel, ipw.Dropdown)
     (access,) = _find(panel, ipw.ToggleButtons)
     (swz,) = _find(panel, ipw.Checkbox)
     (status,) = _find(panel, ipw.HTML)
-    assert (pad.min, pad.max) == (0, 4)
+    assert (pad.min, pad.max) == (0, 4) and (index.min, index.max) == (0, 31)
     assert sorted(v for _, v in dtype.options) == sorted(DTYPES)
     assert sorted(v for _, v in access.options) == ["column", "row"]
 
@@ -76,3 +76,15 @@ def test_widget_controls_drive_labsim():
         assert shown() == brute_column_wavefronts(32 + p, ITEMSIZE[d], swizzle=s)
     access.value = "row"
     assert shown() == brute_column_wavefronts(32, 4, swizzle=True, row_access=True)
+    # the column control: __half tile[32][33] is free at even columns, two wavefronts at odd ones
+    access.value, pad.value, dtype.value, swz.value = "column", 1, "float16", False
+    for col in (6, 7):
+        index.value = col
+        assert shown() == brute_column_wavefronts(33, 2, col=col, index=col) == 1 + col % 2
+    assert re.search(r"最坏 2 个|worst 2", status.value) and re.search(r"平均 1.5|average 1.5", status.value)
+
+
+def test_static_form_during_the_site_build(monkeypatch):
+    monkeypatch.setenv("COURSEBUILD_STATIC", "1")
+    ex = explorer.bank_explorer()
+    assert isinstance(ex, explorer.se.StaticExplorer) and ex.key == "lesson09-bank-explorer"
