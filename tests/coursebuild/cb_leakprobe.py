@@ -62,7 +62,11 @@ def probes(text: str, min_len: int = 8) -> list[str]:
         # Code is shown verbatim (whole line); prose loses its markup, so only markup-free runs survive.
         for run in [line.strip()] if is_code else _MARKUP.split(line):
             run = run.strip(" -:：，。;；,.")
-            if len(run) >= min_len and run not in other_text and run not in out and "://" not in run:
+            # A short ASCII run of prose ("half tile" of `__half tile[32][33]`) is a name, not answer text:
+            # tools such as the explorer show every layout on both branches.
+            generic = not is_code and run.isascii() and len(run) < 16
+            if (len(run) >= min_len and not generic and run not in other_text and run not in out
+                    and "://" not in run):
                 out.append(run)
     return out
 
