@@ -6,13 +6,23 @@ the file and place) so that the grader can return a graded result.
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .spec import Exercise
 
 CU_SUFFIXES = (".cu", ".cuh", ".txt")
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar")
+# What operating systems and editors leave in a folder; never graded, never reported as the student's work.
+JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini", "__MACOSX", ".ipynb_checkpoints", "__pycache__",
+                        ".git", ".Trashes", ".Spotlight-V100", ".fseventsd"})
+MAX_FOLDER_ENTRIES = 2000      # a student folder is a handful of files; more is not looked at
+MAX_FOLDER_DEPTH = 8
+_MAGIC = ((b"PK\x03\x04", "zip"), (b"PK\x05\x06", "zip"), (b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"),
+          (b"\xfd7zXZ\x00", "xz"), (b"7z\xbc\xaf\x27\x1c", "7z"), (b"Rar!", "rar"))
 
 
 @dataclass
@@ -27,6 +37,9 @@ class Submission:
     problem_kind: str | None = None
     answers: dict[str, str | None] = field(default_factory=dict)   # manual item id -> text (None: no cell)
     outputs: list[str] = field(default_factory=list)                # saved output text of code cells
+    output_roles: list[str | None] = field(default_factory=list)    # each code cell's course_role
+    exercise_output: int | None = None                              # index of the exercise cell in outputs
+    graded_file: str | None = None                                  # in a folder: the file graded
     notes: list[str] = field(default_factory=list)
 
     def __repr__(self) -> str:
@@ -49,14 +62,74 @@ def _decode(data: bytes, label: str, sub: Submission) -> str | None:
         return None
 
 
+class ReadProblem(Exception):
+    """A file the grader will not read; ``kind`` and a Chinese ``message`` naming the file."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind, self.message = kind, message
+
+
+def shown_name(path: Path, limit: int = 60) -> str:
+    """A file name as reports show it: printable characters only, shortened."""
+    name = "".join(ch if ch.isprintable() else "?" for ch in path.name)
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def read_limited(path: Path, limit: int, too_large: str) -> bytes:
+    """The bytes of a regular file, at most ``limit``: symlinks are never followed and devices, pipes and
+    sockets never opened (their st_size says nothing about how much they yield). ``too_large`` is the
+    message (with ``{size}`` in MB) when the file is larger."""
+    label = shown_name(path)
+    try:
+        st = os.lstat(path)
+    except OSError as e:
+        raise ReadProblem("unreadable", f"{label} 无法读取（{e.strerror}）。")
+    if stat.S_ISLNK(st.st_mode):
+        raise ReadProblem("symlink", f"{label} 是符号链接：评分程序不跟随链接，请提交文件本身。")
+    if not stat.S_ISREG(st.st_mode):
+        raise ReadProblem("special", f"{label} 不是普通文件（目录、设备、管道或套接字）：评分程序不读取它。")
+    if st.st_size > limit:
+        raise ReadProblem("too_large", too_large.format(size=st.st_size / 1e6))
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        raise ReadProblem("unreadable", f"{label} 无法读取（{e.strerror}）。")
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):     # swapped after the lstat
+            raise ReadProblem("special", f"{label} 不是普通文件：评分程序不读取它。")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ReadProblem("too_large", too_large.format(size=len(data) / 1e6))
+    return data
+
+
+def archive_kind(data: bytes) -> str | None:
+    """"zip", "gzip", ... when ``data`` starts like an archive (or is a tar file), else None."""
+    for magic, kind in _MAGIC:
+        if data.startswith(magic):
+            return kind
+    return "tar" if data[257:262] == b"ustar" else None
+
+
+def _archive_message(label: str, kind: str) -> str:
+    return f"{label} 是 {kind} 压缩包，不是代码或笔记本：请解压后提交里面的 .ipynb 或 .cu 文件。"
+
+
 def read_cu(path: Path, ex: Exercise, name: str | None = None) -> Submission:
     sub = Submission(name or path.stem, path, "cu")
     limit = int(ex.limits.get("max_source_bytes", 200_000))
-    size = path.stat().st_size
-    if size > limit:
-        return _fail(sub, "too_large", f"{path.name} 有 {size / 1e6:.1f} MB，超过练习代码的上限 "
-                                       f"{limit / 1e3:.0f} KB：请只提交练习单元格里的那份代码。")
-    text = _decode(path.read_bytes(), path.name, sub)
+    label = shown_name(path)
+    try:
+        data = read_limited(path, limit, f"{label} 有 {{size:.1f}} MB，超过练习代码的上限 {limit / 1e3:.0f} KB："
+                                         "请只提交练习单元格里的那份代码。")
+    except ReadProblem as e:
+        return _fail(sub, e.kind, e.message)
+    if (kind := archive_kind(data)) is not None:
+        return _fail(sub, "archive", _archive_message(label, kind))
+    if b"\0" in data:
+        return _fail(sub, "binary", f"{label} 含有 NUL 字节，是二进制文件而不是代码：请提交练习单元格里的代码。")
+    text = _decode(data, label, sub)
     if text is None:
         return sub
     if not text.strip():
@@ -76,77 +149,180 @@ def strip_cell_header(text: str, ex: Exercise) -> str:
     return text
 
 
+class _Malformed(Exception):
+    """A notebook cell whose fields have the wrong JSON types."""
+
+
+def _text_field(value: object, what: str) -> str:
+    """A notebook text field: a string or a list of strings (nbformat); anything else is malformed."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "".join(value)
+    raise _Malformed(f"{what} 不是文本（是 {type(value).__name__}）")
+
+
 def _cell_text(cell: dict) -> str:
-    src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else str(src)
+    try:
+        return _text_field(cell.get("source", ""), "source")
+    except _Malformed:
+        return ""
+
+
+def _meta(cell: dict) -> dict:
+    meta = cell.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _has_option(text: str, key: str, value: str) -> bool:
+    """Whether a ``#| key: value`` option line is in ``text`` (a line scan: no regex backtracking)."""
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("#|"):
+            k, sep, v = s[2:].partition(":")
+            if sep and k.strip() == key and v.strip() == value:
+                return True
+    return False
+
+
+def cell_role(cell: dict) -> str | None:
+    """A code cell's ``course_role`` (exercise, check, solution, ...): metadata, tags or a ``#|`` option line."""
+    if cell.get("cell_type") != "code":
+        return None
+    meta = _meta(cell)
+    if isinstance(meta.get("course_role"), str):
+        return meta["course_role"]
+    tags = meta.get("tags")
+    for t in tags if isinstance(tags, list) else []:
+        k, sep, v = str(t).replace(" ", "").replace("=", ":").partition(":")
+        if sep and k == "course_role":
+            return v
+    for line in _cell_text(cell).splitlines():
+        s = line.strip()
+        if not s.startswith("#|"):
+            if s:
+                break                      # options come first
+            continue
+        k, sep, v = s[2:].partition(":")
+        if sep and k.strip() == "course_role":
+            return v.strip()
+    return None
 
 
 def is_exercise_cell(cell: dict) -> bool:
     """Tagged ``course_role: exercise`` in metadata, in tags, or as a ``#|`` option line."""
     if cell.get("cell_type") != "code":
         return False
-    meta = cell.get("metadata") or {}
-    if meta.get("course_role") == "exercise":
-        return True
-    tags = [str(t).replace(" ", "") for t in (meta.get("tags") or [])]
-    if any(t in ("course_role:exercise", "course_role=exercise") for t in tags):
-        return True
-    return bool(re.search(r"^\s*#\|\s*course_role:\s*exercise\s*$", _cell_text(cell), re.M))
+    return cell_role(cell) == "exercise" or _has_option(_cell_text(cell), "course_role", "exercise")
+
+
+def _parse_json(text: str, label: str, sub: Submission) -> object | None:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        _fail(sub, "not_json", f"{label} 不是有效的笔记本（JSON 解析失败：第 {e.lineno} 行第 {e.colno} 列，"
+                               f"{e.msg}）：请从 Jupyter 重新保存后提交。")
+    except RecursionError:
+        _fail(sub, "not_json", f"{label} 的 JSON 嵌套层数太深，不是 Jupyter 保存的笔记本：请从 Jupyter 重新保存后提交。")
+    except ValueError as e:              # e.g. an integer with thousands of digits
+        _fail(sub, "not_json", f"{label} 的 JSON 里有无法读取的值（{str(e)[:80]}）：请从 Jupyter 重新保存后提交。")
+    return None
 
 
 def read_notebook(path: Path, ex: Exercise, name: str | None = None) -> Submission:
     sub = Submission(name or path.stem, path, "ipynb")
-    size = path.stat().st_size
     limit = int(ex.limits.get("max_notebook_bytes", 50_000_000))
-    if size > limit:
-        return _fail(sub, "too_large", f"{path.name} 有 {size / 1e6:.1f} MB，超过笔记本的上限 {limit / 1e6:.0f} MB。")
-    if size == 0:
-        return _fail(sub, "empty", f"{path.name} 是空文件。")
-    text = _decode(path.read_bytes(), path.name, sub)
+    label = shown_name(path)
+    try:
+        data = read_limited(path, limit, f"{label} 有 {{size:.1f}} MB，超过笔记本的上限 {limit / 1e6:.0f} MB。")
+    except ReadProblem as e:
+        return _fail(sub, e.kind, e.message)
+    if not data:
+        return _fail(sub, "empty", f"{label} 是空文件。")
+    if (kind := archive_kind(data)) is not None:
+        return _fail(sub, "archive", _archive_message(label, kind))
+    text = _decode(data, label, sub)
     if text is None:
         return sub
-    try:
-        nb = json.loads(text)
-    except json.JSONDecodeError as e:
-        return _fail(sub, "not_json", f"{path.name} 不是有效的笔记本（JSON 解析失败：第 {e.lineno} 行第 {e.colno} 列，"
-                                      f"{e.msg}）：请从 Jupyter 重新保存后提交。")
+    nb = _parse_json(text, label, sub)
+    if sub.problem:
+        return sub
     cells = nb.get("cells") if isinstance(nb, dict) else None
     if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
-        return _fail(sub, "not_notebook", f"{path.name} 是 JSON，但不是 Jupyter 笔记本（没有 cells 列表）。")
-    ex_cells = [c for c in cells if is_exercise_cell(c)]
+        return _fail(sub, "not_notebook", f"{label} 是 JSON，但不是 Jupyter 笔记本（没有 cells 列表）。")
+    ex_cells = [(i, c) for i, c in enumerate(cells) if is_exercise_cell(c)]
     if not ex_cells:
         return _fail(sub, "no_exercise_cell",
-                     f"{path.name} 里没有练习单元格（标记为 course_role: exercise、以 `%%writefile {ex.config['target']}` "
+                     f"{label} 里没有练习单元格（标记为 course_role: exercise、以 `%%writefile {ex.config['target']}` "
                      "开头的代码单元格）：请提交课程发下的那本笔记本。")
     if len(ex_cells) > 1:
         sub.notes.append(f"笔记本里有 {len(ex_cells)} 个练习单元格，评分用最后一个。")
-    cell_text = _cell_text(ex_cells[-1])
+    index, cell = ex_cells[-1]
+    try:
+        cell_text = _text_field(cell.get("source", ""), "source")
+    except _Malformed as e:
+        return _fail(sub, "not_notebook", f"{label} 的练习单元格（第 {index + 1} 个单元格）格式不对：{e}。"
+                                          "请从 Jupyter 重新保存后提交。")
     limit_src = int(ex.limits.get("max_source_bytes", 200_000))
-    if len(cell_text.encode()) > limit_src:
-        return _fail(sub, "too_large", f"{path.name} 的练习单元格超过 {limit_src / 1e3:.0f} KB。")
+    if len(cell_text.encode("utf-8", "surrogatepass")) > limit_src:
+        return _fail(sub, "too_large", f"{label} 的练习单元格超过 {limit_src / 1e3:.0f} KB。")
+    if "\0" in cell_text:
+        return _fail(sub, "binary", f"{label} 的练习单元格含有 NUL 字符：请删掉它后重新保存。")
     sub.source = strip_cell_header(cell_text, ex)
-    sub.outputs = [_outputs_text(c) for c in cells if c.get("cell_type") == "code"]
+    code = [c for c in cells if c.get("cell_type") == "code"]
+    sub.outputs = [_outputs_text(c) for c in code]
+    sub.output_roles = [cell_role(c) for c in code]
+    sub.exercise_output = next(k for k, c in enumerate(code) if c is cell)
     sub.answers = extract_answers(cells, ex)
     return sub
 
 
 def _outputs_text(cell: dict) -> str:
     parts = []
-    for out in cell.get("outputs") or []:
+    outputs = cell.get("outputs")
+    for out in outputs if isinstance(outputs, list) else []:
         if not isinstance(out, dict):
             continue
         if "text" in out:
-            t = out["text"]
-            parts.append("".join(t) if isinstance(t, list) else str(t))
+            try:
+                parts.append(_text_field(out["text"], "text"))
+            except _Malformed:
+                pass
+        data = out.get("data")
         for mime in ("text/plain", "text/markdown", "text/html"):
-            v = (out.get("data") or {}).get(mime)
+            v = data.get(mime) if isinstance(data, dict) else None
             if v is not None:
-                parts.append("".join(v) if isinstance(v, list) else str(v))
+                try:
+                    parts.append(_text_field(v, mime))
+                except _Malformed:
+                    pass
     return "\n".join(parts)
 
 
-_ANCHOR = re.compile(r"^\s*<a\s[^>]*>\s*</a>\s*$")      # anchors the notebook build puts before headings
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+def _anchor(line: str) -> bool:
+    """An ``<a ...></a>`` line the notebook build puts before headings."""
+    s = line.strip()
+    return s.startswith("<a") and s[2:3].isspace() and s.endswith("</a>") and ">" in s[2:-4] \
+        and not s[s.index(">") + 1:-4].strip()
+
+
+def _heading(line: str) -> tuple[int, str] | None:
+    """(level, text) of an ATX markdown heading, parsed by hand: a regex here backtracks cubically on blanks."""
+    indent = len(line) - len(line.lstrip(" "))
+    if indent > 3:
+        return None
+    s = line[indent:]
+    level = len(s) - len(s.lstrip("#"))
+    if not 1 <= level <= 6:
+        return None
+    rest = s[level:]
+    if rest and not rest[0].isspace():
+        return None
+    text = rest.strip()
+    stripped = text.rstrip("#")
+    if stripped != text and (not stripped or stripped[-1].isspace()):
+        text = stripped.strip()               # closing #s
+    return level, text
 
 
 def extract_answers(cells: list[dict], ex: Exercise) -> dict[str, str | None]:
@@ -157,72 +333,220 @@ def extract_answers(cells: list[dict], ex: Exercise) -> dict[str, str | None]:
         if c.get("cell_type") in ("markdown", "raw"):
             lines.extend(_cell_text(c).splitlines())
             lines.append("")
+    headings = [(i, h) for i, line in enumerate(lines) if (h := _heading(line)) is not None]
     for item in ex.manual:
-        answers[item.id] = _section_answer(lines, item.headings, item.marker)
+        answers[item.id] = _section_answer(lines, headings, item.headings, item.marker)
     return answers
 
 
-def _section_answer(lines: list[str], headings: tuple[str, ...], marker: str) -> str | None:
+def _starts_with_word(text: str, word: str) -> bool:
+    return text.startswith(word) and not (text[len(word):len(word) + 1].isascii()
+                                          and text[len(word):len(word) + 1].isalnum())
+
+
+def _section_answer(lines: list[str], headings: list[tuple[int, tuple[int, str]]], names: tuple[str, ...],
+                    marker: str) -> str | None:
     start = level = None
-    for i, line in enumerate(lines):
-        m = _HEADING.match(line)
-        if m and any(re.match(rf"{re.escape(h)}(?![0-9A-Za-z])", m.group(2).strip("*_ ")) for h in headings):
-            start, level = i + 1, len(m.group(1))
+    for i, (lvl, text) in headings:
+        if any(_starts_with_word(text.strip("*_ "), h) for h in names):
+            start, level = i + 1, lvl
             break
     if start is None:
         return None
-    end = len(lines)
-    for j in range(start, len(lines)):
-        m = _HEADING.match(lines[j])
-        if m and len(m.group(1)) <= level:
-            end = j
-            break
-    body = "\n".join(ln for ln in lines[start:end] if not _ANCHOR.match(ln))
+    end = next((i for i, (lvl, _) in headings if i >= start and lvl <= level), len(lines))
+    body = "\n".join(ln for ln in lines[start:end] if not _anchor(ln))
     if marker and marker in body:
-        body = body.split(marker, 1)[1]
-        body = re.sub(r"^[\s*_：:]+", "", body)
+        body = body.split(marker, 1)[1].lstrip(" \t\n\r*_：:")
     return body.strip()
+
+
+# ---- which files, and under which names ---------------------------------------------------------------
+
+RESERVED_NAMES = frozenset({"gradebook", "instructor", "results", "feedback", "submission"})
+MAX_NAME = 80
+
+
+def _is_junk(name: str) -> bool:
+    return name in JUNK_NAMES or name.startswith("._") or name.startswith("~$") or name.endswith("~")
+
+
+def _kind_of(path: Path) -> str | None:
+    """What a directory entry is, from lstat only (never follows a link)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    return "file" if stat.S_ISREG(mode) else "special"
+
+
+def safe_name(raw: str) -> str:
+    """A result name that is a plain folder name: word characters and ``-`` only (no dots, so never ``..``
+    or a grader file like ``gradebook.csv``), no leading ``_`` (the grader's own folders), bounded length."""
+    name = re.sub(r"[^\w-]+", "_", raw, flags=re.UNICODE).strip("_")
+    name = "".join(ch for ch in name if ch.isprintable()) or "submission"
+    if name.casefold() in RESERVED_NAMES:
+        name = f"s_{name}"
+    if len(name.encode()) > MAX_NAME:
+        import hashlib
+        digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        while len(name.encode()) > MAX_NAME - 9:
+            name = name[:-1]
+        name = f"{name}_{digest}"
+    return name
+
+
+def unique_names(found: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
+    """Safe names, unique even on a case-insensitive file system (``x``, ``x_2``, then ``x_2_2`` ...)."""
+    taken: set[str] = set()
+    out = []
+    for raw, path in found:
+        base = safe_name(raw)
+        name, k = base, 2
+        while name.casefold() in taken:
+            name, k = f"{base}_{k}", k + 1
+        taken.add(name.casefold())
+        out.append((name, path))
+    return out
 
 
 def discover(paths: list[Path], ex: Exercise) -> list[tuple[str, Path]]:
     """(name, path) for every submission: files directly, and a folder's files and sub-folders."""
     found: list[tuple[str, Path]] = []
     for p in paths:
-        if p.is_dir():
-            for child in sorted(p.iterdir()):
-                if child.name.startswith("."):
+        if _kind_of(p) == "dir":
+            for child in sorted(p.iterdir())[:MAX_FOLDER_ENTRIES]:
+                kind = _kind_of(child)
+                if _is_junk(child.name) or (kind == "dir" and child.name.startswith(".")):
                     continue
-                if child.is_dir() or child.suffix in (".ipynb", *CU_SUFFIXES):
-                    found.append((child.stem if child.is_file() else child.name, child))
+                if kind == "dir":
+                    found.append((child.name, child))
+                elif child.suffix.lower() in (".ipynb", *CU_SUFFIXES, *ARCHIVE_SUFFIXES):
+                    found.append((child.stem, child))     # a link or special file becomes a graded problem
         else:
             found.append((p.stem, p))
-    names: dict[str, int] = {}
-    unique = []
-    for name, path in found:
-        safe = re.sub(r"[^\w.-]+", "_", name) or "submission"
-        n = names.get(safe, 0)
-        names[safe] = n + 1
-        unique.append((safe if n == 0 else f"{safe}_{n + 1}", path))
-    return unique
+    return unique_names(found)
+
+
+def _walk(root: Path) -> tuple[list[Path], list[tuple[str, str]]]:
+    """Regular files under ``root`` (never through a link) and (relative name, why ignored) pairs."""
+    files: list[Path] = []
+    ignored: list[tuple[str, str]] = []
+    stack = [(root, 0)]
+    seen = 0
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for e in entries:
+            seen += 1
+            if seen > MAX_FOLDER_ENTRIES:
+                ignored.append(("…", f"文件夹里的文件超过 {MAX_FOLDER_ENTRIES} 个，其余没有查看"))
+                return files, ignored
+            path = Path(e.path)
+            rel = shown_name(path) if folder == root else f"{path.relative_to(root)}"
+            if _is_junk(e.name):
+                continue                                # OS junk: silently skipped
+            kind = _kind_of(path)
+            if kind == "symlink":
+                ignored.append((rel, "符号链接，不跟随"))
+            elif kind == "special":
+                ignored.append((rel, "不是普通文件"))
+            elif kind == "dir":
+                if e.name.startswith("."):
+                    continue
+                if depth + 1 < MAX_FOLDER_DEPTH:
+                    stack.append((path, depth + 1))
+            elif kind == "file":
+                files.append(path)
+    return files, ignored
+
+
+def _related(sub: Submission, ex: Exercise) -> bool:
+    """Whether a file holds the exercise: most of the template's identifiers appear in it."""
+    if sub.source is None:
+        return False
+    from .ctokens import tokenize
+    want = {t.text for t in tokenize(ex.template) if t.kind == "ident"}
+    have = set(re.findall(r"[^\W\d]\w*", sub.source))
+    return bool(want) and len(want & have) >= 0.6 * len(want)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return os.lstat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _why_not(sub: Submission, older: bool) -> str:
+    if older:
+        return "较旧的版本"
+    if sub.problem_kind == "no_exercise_cell":
+        return "没有练习单元格"
+    if sub.problem:
+        return f"读不了：{sub.problem[:60]}"
+    return "不是这道练习的代码"
+
+
+def _listing(ignored: list[tuple[str, str]]) -> str:
+    shown = "；".join(f"{r}（{why}）" for r, why in ignored[:10])
+    return shown + (f" 等 {len(ignored)} 个" if len(ignored) > 10 else "")
+
+
+def _load_folder(path: Path, ex: Exercise, name: str) -> Submission:
+    """Grade the file that holds the exercise: a notebook with its exercise cell before a code file, the
+    newest of several; say which file was graded and which were ignored."""
+    files, ignored = _walk(path)
+    files = [f for f in files if ".ipynb_checkpoints" not in f.parts]
+    readers = {".ipynb": read_notebook, **{s: read_cu for s in CU_SUFFIXES}}
+    tried: list[tuple[str, Submission]] = []
+    for f in files:
+        reader = readers.get(f.suffix.lower())
+        rel = str(f.relative_to(path))
+        if reader is None:
+            why = "压缩包，请解压后提交" if f.suffix.lower() in ARCHIVE_SUFFIXES else "不是 .ipynb 或 .cu 文件"
+            ignored.append((rel, why))
+            continue
+        tried.append((rel, reader(f, ex, name)))
+    subs = [s for _, s in tried]
+    good = [s for s in subs if s.problem is None and _related(s, ex)]
+    if good:
+        chosen = max(good, key=lambda s: (s.kind == "ipynb", _mtime(s.path), str(s.path)))
+    else:
+        order = ([s for s in subs if s.kind == "ipynb" and s.problem_kind not in ("no_exercise_cell", None)] +
+                 [s for s in subs if s.kind == "cu" and s.problem is None] +
+                 [s for s in subs if s.kind == "cu"] + subs)
+        if not order:
+            archives = [r for r, why in ignored if why.startswith("压缩包")]
+            if archives:
+                return _fail(Submission(name, path, "none"), "archive",
+                             f"文件夹 {shown_name(path)} 里只有压缩包 {archives[0]}：请解压后提交里面的 .ipynb 或 .cu 文件。")
+            skipped = f"（没有评分的文件：{_listing(ignored)}）" if ignored else ""
+            return _fail(Submission(name, path, "none"), "no_files",
+                         f"文件夹 {shown_name(path)} 里没有 .ipynb 或 .cu 文件{skipped}。")
+        chosen = order[0]
+    for rel, s in tried:
+        if s is not chosen:
+            ignored.append((rel, _why_not(s, s in good)))
+    rel = next(r for r, s in tried if s is chosen)
+    chosen.notes.insert(0, f"评分的文件：{rel}。")
+    if ignored:
+        chosen.notes.insert(1, f"没有评分的文件：{_listing(ignored)}。")
+    chosen.graded_file = rel
+    return chosen
 
 
 def load_submission(path: Path, ex: Exercise, name: str | None = None) -> Submission:
-    """Read one submission (file or a student's folder)."""
+    """Read one submission (file or a student's folder); links and special files are never followed or read."""
     name = name or path.stem
-    if path.is_dir():
-        nbs = sorted(path.rglob("*.ipynb"))
-        nbs = [p for p in nbs if ".ipynb_checkpoints" not in p.parts]
-        cus = sorted(p for s in CU_SUFFIXES for p in path.rglob(f"*{s}"))
-        for nb in nbs:
-            sub = read_notebook(nb, ex, name)
-            if sub.problem_kind != "no_exercise_cell":
-                return sub
-        if cus:
-            return read_cu(cus[0], ex, name)
-        if nbs:
-            return read_notebook(nbs[0], ex, name)
-        return _fail(Submission(name, path, "none"), "no_files",
-                     f"文件夹 {path.name} 里没有 .ipynb 或 .cu 文件。")
+    if _kind_of(path) == "dir":
+        return _load_folder(path, ex, name)
     if path.suffix == ".ipynb":
         return read_notebook(path, ex, name)
     return read_cu(path, ex, name)

@@ -33,7 +33,7 @@ def right_by_luck(st: "GradeState") -> Veto | None:
 def deleted_bounds_check(st: "GradeState") -> Veto | None:
     """Any edit that touches a region whose veto is deleted_bounds_check."""
     conf = st.conformance
-    if conf is None:
+    if conf is None or conf.problem_kind == "unrelated":     # not this exercise's code: nothing was deleted
         return None
     vetoing = {r.id for r in st.exercise.regions if r.veto == "deleted_bounds_check"}
     hits = [e for e in conf.edits if vetoing & set(e.regions)]
