@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
+import sys
+import threading
 import time
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -15,10 +18,30 @@ from pathlib import Path
 from .pipeline import Options, blocked_result, grade_submission
 from .report import write_gradebook, write_submission
 from .results import SubmissionResult
+from .source import Submission
 from .spec import load_exercise
 
 
-def _worker(conn: Connection, exercise: str, options: Options) -> None:
+def _die_with_parent(parent: int) -> None:
+    """A worker must not outlive the grader (SIGTERM or SIGKILL to the parent): Linux's parent-death
+    signal, and a watchdog thread where that is missing or the parent died before it was set."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)        # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _worker(conn: Connection, exercise: str, options: Options, parent: int) -> None:
+    _die_with_parent(parent)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     ex = load_exercise(exercise)
     while True:
@@ -39,7 +62,7 @@ def _worker(conn: Connection, exercise: str, options: Options) -> None:
 class _Slot:
     def __init__(self, ctx, exercise: str, options: Options) -> None:
         self.parent, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child, exercise, options), daemon=True)
+        self.proc = ctx.Process(target=_worker, args=(child, exercise, options, os.getpid()), daemon=True)
         self.proc.start()
         child.close()
         self.task: tuple[int, str, str] | None = None
@@ -74,9 +97,17 @@ def grade_many(items: list[tuple[str, Path]], exercise: str, out: Path | None = 
     def finish(i: int, res: SubmissionResult) -> None:
         results[i] = res
         if out is not None:
-            write_submission(res, out)
+            try:
+                write_submission(res, out)
+            except OSError as e:          # one unwritable name must not end the batch
+                print(f"grading: could not write the results of {res.name!r}: {e}", file=sys.stderr)
         bar.update(1)
 
+    def unread(name: str, path: str) -> Submission:
+        """The parent never reads a submission (a FIFO or a slow notebook would stall the batch)."""
+        return Submission(name, Path(path), "none")
+
+    previous = _on_sigterm()
     try:
         while pending or any(s.task for s in slots):
             for s in slots:
@@ -94,7 +125,7 @@ def grade_many(items: list[tuple[str, Path]], exercise: str, out: Path | None = 
                     try:
                         res = s.parent.recv()
                     except (EOFError, OSError):
-                        res = blocked_result(Path(path), ex, "评分进程意外退出（可能是内存耗尽），这份提交没有评完。",
+                        res = blocked_result(unread(name, path), ex, "评分进程意外退出（可能是内存耗尽），这份提交没有评完。",
                                              name=name, options=options)
                         s.kill()
                         slots[k] = s = _Slot(ctx, exercise, options)
@@ -103,7 +134,7 @@ def grade_many(items: list[tuple[str, Path]], exercise: str, out: Path | None = 
                 elif time.monotonic() - s.started > limit:
                     s.kill()
                     slots[k] = _Slot(ctx, exercise, options)
-                    finish(i, blocked_result(Path(path), ex, f"评分超时：超过 {limit:g} 秒，评分进程被终止。",
+                    finish(i, blocked_result(unread(name, path), ex, f"评分超时：超过 {limit:g} 秒，评分进程被终止。",
                                              name=name, options=options))
     finally:
         for s in slots:
@@ -115,10 +146,32 @@ def grade_many(items: list[tuple[str, Path]], exercise: str, out: Path | None = 
             if s.proc.is_alive():
                 s.kill()
         bar.close()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     done = [r for r in results if r is not None]
     if out is not None:
-        write_gradebook(done, out / "gradebook.csv")
+        _write_gradebook(done, out)
     return done
+
+
+def _on_sigterm():
+    """SIGTERM ends the batch through the ``finally`` that stops the workers; returns the old handler."""
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+    try:
+        return signal.signal(signal.SIGTERM, stop)
+    except ValueError:                 # not the main thread: the workers' parent-death signal still holds
+        return None
+
+
+def _write_gradebook(results: list[SubmissionResult], out: Path) -> None:
+    path = out / "gradebook.csv"
+    try:
+        write_gradebook(results, path)
+    except OSError as e:
+        alt = out / f"gradebook-{time.strftime('%Y%m%d-%H%M%S')}.csv"
+        print(f"grading: could not write {path} ({e.strerror}); writing {alt} instead", file=sys.stderr)
+        write_gradebook(results, alt)
 
 
 def _warm(ex) -> None:

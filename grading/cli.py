@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 from pathlib import Path
 
@@ -78,16 +80,31 @@ def cmd_grade(a: argparse.Namespace) -> int:
     return 0
 
 
+def _gradescope_failure(results_path: Path, message: str) -> None:
+    """Gradescope shows nothing without results.json: always leave one that says why."""
+    try:
+        results_path.parent.mkdir(parents=True, exist_ok=True)
+        results_path.write_text(json.dumps({"score": 0, "output": message, "tests": []}, ensure_ascii=False),
+                                encoding="utf-8")
+    except OSError as e:
+        print(f"grading: error: cannot write {results_path}: {e}", file=sys.stderr)
+
+
 def cmd_gradescope(a: argparse.Namespace) -> int:
-    ex = _exercise(a.exercise)
-    sub = Path(a.submission)
-    if not sub.exists():
-        return _die(f"{sub}: no such folder")
     results_path = Path(a.results)
+    try:
+        ex = _exercise(a.exercise)
+    except SystemExit:
+        _gradescope_failure(results_path, f"评分配置有误：没有练习 {a.exercise}，请联系老师（不是你的问题）。")
+        raise
+    sub = Path(a.submission)
+    if not sub.is_dir() or sub.is_symlink():
+        _gradescope_failure(results_path, "没有收到提交的文件夹：请重新提交（上传 .ipynb 或 .cu 文件）。"
+                                          "如果一直这样，请联系老师。")
+        return _die(f"{sub}: no such folder")
     results_path.parent.mkdir(parents=True, exist_ok=True)
     if (code := _need_sim()) is not None:
-        results_path.write_text(json.dumps({"score": 0, "output": "评分环境缺少 labsim.cuda，请联系老师（不是你的问题）。",
-                                            "tests": []}, ensure_ascii=False), encoding="utf-8")
+        _gradescope_failure(results_path, "评分环境缺少 labsim.cuda，请联系老师（不是你的问题）。")
         return code
     grade_many = _instructor_only("batch").grade_many
     from .pipeline import Options
@@ -125,28 +142,69 @@ def cmd_student_build(a: argparse.Namespace) -> int:
     return 0
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}")
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive, finite number of seconds, not {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _globbed_options(argv: list[str]) -> list[str]:
+    """Arguments spelled like an option that are also files here: a shell glob (``*.cu`` next to a file named
+    ``--secret=x.cu``) put them there, and argparse would take them as options."""
+    out = []
+    for arg in argv:
+        if arg == "--":
+            break
+        if arg.startswith("-") and len(arg) > 1 and os.path.lexists(arg):
+            out.append(arg)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m grading", description="Autograder for the course's exercises.")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if globbed := _globbed_options(argv):
+        return _die(f"{globbed[0]!r} is both an option and a file here (a shell glob?): "
+                    "put '--' before the submission paths, e.g. 'grade --exercise lesson09 --out g -- *'")
+    p = argparse.ArgumentParser(prog="python -m grading", description="Autograder for the course's exercises.",
+                                allow_abbrev=False)
     sub = p.add_subparsers(dest="cmd", required=True)
     exercises = available()
 
-    c = sub.add_parser("check", help="run the public checks on one file (what the lesson's check cell does)")
+    c = sub.add_parser("check", help="run the public checks on one file (what the lesson's check cell does)",
+                       allow_abbrev=False)
     c.add_argument("--exercise", default="lesson09", choices=exercises)
     c.add_argument("file")
     c.set_defaults(func=cmd_check)
 
-    g = sub.add_parser("grade", help="grade submissions (.cu, .ipynb, or folders of them) into DIR")
+    g = sub.add_parser("grade", help="grade submissions (.cu, .ipynb, or folders of them) into DIR",
+                       allow_abbrev=False)
     g.add_argument("--exercise", required=True, choices=exercises)
     g.add_argument("submissions", nargs="+", metavar="SUBMISSION")
     g.add_argument("--out", required=True, metavar="DIR")
-    g.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
-    g.add_argument("--time-limit", type=float, default=None, help="seconds per submission (default: config)")
+    g.add_argument("--jobs", type=_positive_int, default=None, help="worker processes (default: all cores)")
+    g.add_argument("--time-limit", type=_positive_seconds, default=None,
+                   help="seconds per submission (default: config)")
     g.add_argument("--nvcc", choices=("auto", "on", "off"), default="auto")
     g.add_argument("--secret", default=None, help="instructor secret (default: GRADING_SECRET or config)")
     g.add_argument("--no-progress", action="store_true")
     g.set_defaults(func=cmd_grade)
 
-    s = sub.add_parser("gradescope", help="grade one Gradescope submission folder into results.json")
+    s = sub.add_parser("gradescope", help="grade one Gradescope submission folder into results.json",
+                       allow_abbrev=False)
     s.add_argument("--exercise", required=True, choices=exercises)
     s.add_argument("--submission", default="/autograder/submission")
     s.add_argument("--results", default="/autograder/results/results.json")
@@ -155,12 +213,14 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--nvcc", choices=("auto", "on", "off"), default="auto")
     s.set_defaults(func=cmd_gradescope)
 
-    b = sub.add_parser("bundle", help="write a Gradescope autograder zip (setup.sh, run_autograder, sources)")
+    b = sub.add_parser("bundle", help="write a Gradescope autograder zip (setup.sh, run_autograder, sources)",
+                       allow_abbrev=False)
     b.add_argument("--exercise", required=True, choices=exercises)
     b.add_argument("--out", required=True)
     b.set_defaults(func=cmd_bundle)
 
-    sb = sub.add_parser("student-build", help="write the student copy of grading (public checks only)")
+    sb = sub.add_parser("student-build", help="write the student copy of grading (public checks only)",
+                       allow_abbrev=False)
     sb.add_argument("--exercise", nargs="+", default=["lesson09"])
     sb.add_argument("--out", required=True)
     sb.set_defaults(func=cmd_student_build)

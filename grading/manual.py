@@ -28,7 +28,9 @@ def manual_tests(ex: Exercise, sub: Submission) -> list[TestResult]:
     out = []
     for item in ex.manual:
         text = sub.answers.get(item.id) if sub.kind == "ipynb" else None
-        if sub.kind != "ipynb":
+        if sub.kind == "none" and sub.path is not None and sub.path.suffix == ".ipynb":
+            answer = "（这份笔记本没有读完，作答请老师直接在笔记本里查看。）"
+        elif sub.kind != "ipynb":
             answer = "（提交的不是笔记本，没有找到这一题的作答。）"
         elif text is None:
             answer = f"（笔记本里没有找到标题为 {' / '.join(item.headings)} 的单元格。）"

@@ -3,7 +3,9 @@ _instructor/<submission>.json (hidden-case details, for the instructor only)."""
 from __future__ import annotations
 
 import csv
+import html
 import json
+import re
 from pathlib import Path
 
 from .results import SubmissionResult, TestResult
@@ -42,24 +44,44 @@ def summary_text(res: SubmissionResult) -> str:
     return "\n".join(lines)
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]{1,400})`")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#~!])")
+
+
+def _md_plain(text: str) -> str:
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def md_inline(text: str) -> str:
+    """Text that may hold a student's characters, made inert for Markdown: our `code spans` become
+    <code> elements with escaped content, everything else has HTML and Markdown syntax escaped, so no
+    string in a blank or a file name can open raw HTML or break out of a code span."""
+    out, pos = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        out += [_md_plain(text[pos:m.start()]), f"<code>{html.escape(m.group(1), quote=False)}</code>"]
+        pos = m.end()
+    out.append(_md_plain(text[pos:]))
+    return "".join(out)
+
+
 def feedback_markdown(res: SubmissionResult) -> str:
     """feedback.md: what the student sees, in Chinese; hidden checks appear only as counts."""
-    out = [f"# 评分反馈：{res.name}", "", f"**结论：{VERDICT_LABELS[res.verdict]}**", "",
+    out = [f"# 评分反馈：{md_inline(res.name)}", "", f"**结论：{VERDICT_LABELS[res.verdict]}**", "",
            f"得分：{res.score:g} / {res.max_score:g}（其中 {res.pending_max:g} 分待人工评分）。", ""]
     if res.blank is not None:
-        out += [f"你的填空：`{res.blank}`" + (f" = {res.value}" if res.value is not None else ""), ""]
+        out += ["你的填空：" + md_inline(f"`{res.blank}`") + (f" = {res.value}" if res.value is not None else ""), ""]
     if res.problem:
-        out += ["## 代码没有运行", "", res.problem, ""]
+        out += ["## 代码没有运行", "", md_inline(res.problem), ""]
     if res.vetoes:
-        out += ["## 一票否决", ""] + [f"- **{v.title}**：{v.reason}" for v in res.vetoes] + [""]
+        out += ["## 一票否决", ""] + [f"- **{v.title}**：{md_inline(v.reason)}" for v in res.vetoes] + [""]
     out += ["## 检查", "", "| 项目 | 得分 | 结果 | 说明 |", "| --- | --- | --- | --- |"]
     for t in _auto(res.tests):
         mark = "✅" if t.status == "passed" else "❌"
-        text = t.output.replace("\n", "<br>").replace("|", "\\|")
-        out.append(f"| {t.name} | {t.score:g}/{t.max_score:g} | {mark} | {text} |")
+        text = "<br>".join(md_inline(line) for line in t.output.split("\n"))
+        out.append(f"| {md_inline(t.name)} | {t.score:g}/{t.max_score:g} | {mark} | {text} |")
     out.append("")
     if res.notes:
-        out += ["## 说明", ""] + [f"- {n}" for n in res.notes] + [""]
+        out += ["## 说明", ""] + [f"- {md_inline(n)}" for n in res.notes] + [""]
     pending = [t for t in res.tests if t.status == "pending"]
     if pending:
         out += ["## 待人工评分", ""] + [f"- {t.name}（{t.max_score:g} 分）" for t in pending] + [""]
@@ -72,7 +94,9 @@ INSTRUCTOR_DIR = "_instructor"
 def write_submission(res: SubmissionResult, out: Path) -> None:
     """``out/<name>/results.json`` and ``feedback.md`` (safe to hand to the student) and
     ``out/_instructor/<name>.json`` (hidden cases and per-case details: keep it away from students)."""
-    folder = out / res.name
+    from .source import safe_name
+    name = safe_name(res.name)
+    folder = out / name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "results.json").write_text(json.dumps(res.to_gradescope(), ensure_ascii=False, indent=2) + "\n",
                                          encoding="utf-8")
@@ -81,8 +105,17 @@ def write_submission(res: SubmissionResult, out: Path) -> None:
                   "tests": {t.id: {"status": t.status, "score": t.score, "detail": t.detail} for t in res.tests},
                   **res.instructor}
     (out / INSTRUCTOR_DIR).mkdir(exist_ok=True)
-    (out / INSTRUCTOR_DIR / f"{res.name}.json").write_text(json.dumps(instructor, ensure_ascii=False, indent=2, default=str) + "\n",
+    (out / INSTRUCTOR_DIR / f"{name}.json").write_text(json.dumps(instructor, ensure_ascii=False, indent=2, default=str) + "\n",
                                             encoding="utf-8")
+
+
+_FORMULA = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def csv_cell(value: object) -> str:
+    """A text cell a spreadsheet shows as text: a leading formula character gets a quote (OWASP's rule)."""
+    s = "" if value is None else str(value)
+    return "'" + s if s.startswith(_FORMULA) else s
 
 
 def write_gradebook(results: list[SubmissionResult], path: Path) -> None:
@@ -101,7 +134,7 @@ def write_gradebook(results: list[SubmissionResult], path: Path) -> None:
             # points where a test carries points; passed/failed for the 0-point gates (conformance, nvcc, public)
             by_id = {t.id: ("pending" if t.status == "pending" else f"{t.score:g}" if t.max_score else t.status)
                      for t in r.tests}
-            w.writerow([r.name, r.source_kind, f"{r.score:g}", f"{r.max_score:g}", f"{r.pending_max:g}", r.verdict,
-                        ";".join(v.id for v in r.vetoes), r.blank or "", "" if r.value is None else r.value,
-                        *[by_id.get(i, "") for i in test_ids], (r.problem or "").replace("\n", " "),
-                        f"{r.seconds:.2f}"])
+            w.writerow([csv_cell(r.name), r.source_kind, f"{r.score:g}", f"{r.max_score:g}", f"{r.pending_max:g}",
+                        r.verdict, ";".join(v.id for v in r.vetoes), csv_cell(r.blank),
+                        "" if r.value is None else r.value, *[by_id.get(i, "") for i in test_ids],
+                        csv_cell((r.problem or "").replace("\n", " ")), f"{r.seconds:.2f}"])

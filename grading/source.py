@@ -385,8 +385,9 @@ def _kind_of(path: Path) -> str | None:
 
 def safe_name(raw: str) -> str:
     """A result name that is a plain folder name: word characters and ``-`` only (no dots, so never ``..``
-    or a grader file like ``gradebook.csv``), no leading ``_`` (the grader's own folders), bounded length."""
-    name = re.sub(r"[^\w-]+", "_", raw, flags=re.UNICODE).strip("_")
+    or a grader file like ``gradebook.csv``), no leading ``_`` (the grader's own folders) or ``-`` (an
+    option to the next shell command), bounded length."""
+    name = re.sub(r"[^\w-]+", "_", raw, flags=re.UNICODE).lstrip("_-").rstrip("_")
     name = "".join(ch for ch in name if ch.isprintable()) or "submission"
     if name.casefold() in RESERVED_NAMES:
         name = f"s_{name}"

@@ -211,7 +211,7 @@ def test_deep_or_huge_json(ex, fake_sim, tmp_path, text, word):
                                  "x" * 252, "汉" * 100, "-rf", "con\0x", "  ", "__"])
 def test_safe_names(raw):
     name = source.safe_name(raw)
-    assert name and name not in (".", "..") and not name.startswith(("_", ".")) and "/" not in name
+    assert name and name not in (".", "..") and not name.startswith(("_", ".", "-")) and "/" not in name
     assert "." not in name and len(name.encode()) <= 80 and name.casefold() not in ("gradebook", "instructor")
 
 
