@@ -26,8 +26,14 @@ class GPU:
     smem_per_block: int           # static limit (48 KiB on every CUDA GPU)
     smem_per_block_optin: int     # with cudaFuncSetAttribute; dynamic shared memory may go up to this
     dram_bandwidth: float         # peak, vendor datasheet
-    smem_bandwidth_per_sm: float  # bytes per clock per SM for shared memory (banks * bank_bytes)
+    smem_bandwidth_per_sm: float  # bytes per clock per SM the banks deliver (banks x bank bytes per clock)
     sm_clock_hz: float
+
+    @property
+    def smem_clocks_per_wavefront(self) -> float:
+        """SM clocks one shared-memory wavefront (one 4-byte word from each of the banks) takes; never below 1,
+        since a warp request issues at most one wavefront per clock."""
+        return max(1.0, self.banks * self.bank_bytes / self.smem_bandwidth_per_sm)
 
     def __repr__(self) -> str:
         return f"GPU({self.name!r}, {self.arch}, {self.sms} SMs, {self.dram_bandwidth / 1e9:.0f} GB/s)"
@@ -37,11 +43,14 @@ GPUS: dict[str, GPU] = {
     # Vendor datasheet figures (H200 SXM: 141 GB HBM3e at 4.8 TB/s; 132 SMs; boost 1980 MHz).
     "H200": GPU("H200", "sm_90", 132, 32, 32, 4, 32, 1024, (1024, 1024, 64), (2**31 - 1, 65535, 65535),
                 48 * 1024, 227 * 1024, 4.8e12, 128, 1.98e9),
-    # Harris's blog compared these two (ECC off for the M2050 figures).
+    # Harris's blog compared these two (ECC off for the M2050 figures). Shared-memory bandwidth per SM from the
+    # CUDA C Programming Guide 5.0, appendix F: compute capability 2.x "each bank has a bandwidth of 32 bits per
+    # two clock cycles" (32 banks: 64 B/clock, a 4-byte wavefront every 2 clocks); 3.x "64 bits per clock cycle"
+    # (256 B/clock, which only 8-byte accesses can use: a warp of 4-byte words is still one wavefront a clock).
     "M2050": GPU("M2050", "sm_20", 14, 32, 32, 4, 32, 1024, (1024, 1024, 64), (65535, 65535, 65535),
-                 48 * 1024, 48 * 1024, 148.4e9, 128, 1.15e9),
+                 48 * 1024, 48 * 1024, 148.4e9, 64, 1.15e9),
     "K20c": GPU("K20c", "sm_35", 13, 32, 32, 4, 32, 1024, (1024, 1024, 64), (2**31 - 1, 65535, 65535),
-                48 * 1024, 48 * 1024, 208e9, 128, 0.706e9),
+                48 * 1024, 48 * 1024, 208e9, 256, 0.706e9),
 }
 
 

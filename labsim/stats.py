@@ -117,8 +117,9 @@ class Stats:
 def estimate_time(stats: Stats, gpu: "str | GPU | None" = None) -> dict[str, float]:
     """A first-order time estimate from the counters.
 
-    ``t_mem``: every global sector moved once at the GPU's peak DRAM bandwidth; ``t_shared``: one wavefront
-    per clock per SM, all SMs busy; ``t_est``: the larger of the two.
+    ``t_mem``: every global sector moved once at the GPU's peak DRAM bandwidth; ``t_shared``: every wavefront
+    at ``gpu.smem_clocks_per_wavefront`` SM clocks (1 on Kepler and later, 2 on Fermi), all SMs busy;
+    ``t_est``: the larger of the two (the kernel waits for whichever is the bottleneck).
 
     Limitations: no caches (L1/L2 reuse and write combining are ignored, so uncoalesced code is
     over-charged), no latency, no occupancy. For comparing ways to write a kernel, not predicting seconds.
@@ -126,6 +127,6 @@ def estimate_time(stats: Stats, gpu: "str | GPU | None" = None) -> dict[str, flo
     g = get_gpu(gpu) if gpu is not None else stats.gpu
     dram_bytes = (stats.gld_sectors + stats.gst_sectors) * g.sector_bytes
     t_mem = dram_bytes / g.dram_bandwidth
-    t_shared = stats.shared_wavefronts / (g.sms * g.sm_clock_hz)
+    t_shared = stats.shared_wavefronts * g.smem_clocks_per_wavefront / (g.sms * g.sm_clock_hz)
     return {"t_mem": t_mem, "t_shared": t_shared, "t_est": max(t_mem, t_shared), "dram_bytes": float(dram_bytes),
             "gpu": g.name}

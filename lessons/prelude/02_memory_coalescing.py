@@ -2,15 +2,18 @@
 前置讲 P2 · 合并访存与矩阵转置（labsim 版）
 
 要回答的问题
-    HBM 以 32 字节的 sector 为单位搬运数据。一个 warp 的 32 个线程执行同一条 load/store 时，硬件把它们
-    落在的 sector 合并成一次请求：地址越集中，搬的 sector 越少。本脚本用 labsim 数出这些 sector：
+    全局内存的访问在 L1/L2 里以 32 字节的 sector 为粒度计数和搬运（Nsight Compute 的 sector 计数器数的就是它）。
+    一个 warp 的 32 个线程执行同一条 load/store 时，硬件把它们落在的 sector 合并成一次请求：地址越集中，
+    搬的 sector 越少。本脚本用 labsim 数出这些 sector：
     演示 1：一个 warp 的各种访问模式（连续、错位、跨步、广播、随机、更宽的元素类型）各要几个 sector；
     演示 2：矩阵转置的几种写法（copy 基线、朴素转置、共享内存分块、分块 + 填充、忘了 __syncthreads()），
-           以及它们的 sector 数、共享内存 wavefront 数、检测到的竞争和结果是否正确。
+           读和写分开数 sector 与效率，共享内存的写和读分开数 wavefront，再给出检测到的竞争和结果是否正确。
 
 怎么读输出
     所有数字都来自 labsim 对每条 warp 指令的计数（与 Nsight Compute 的同名计数器一一对应），每次运行都一样。
-    "估计 HBM 时间" 只按 sector 数 × 32 B ÷ 峰值带宽计算，不考虑 L1/L2 cache，会高估不合并写法的代价。
+    "HBM 时间" 只按 sector 数 × 32 B ÷ 峰值带宽计算；"估计时间" 取 HBM 时间与共享内存时间（wavefront 数 ÷
+    每个时钟能送出的 wavefront）中较大的一个。两者都不考虑 L1/L2 cache，会高估不合并写法的代价。
+    epoch：同一个 block 里两次 __syncthreads() 之间的一段执行（开头到第一次、最后一次到结尾也各算一段）。
 
 运行
     python lessons/prelude/02_memory_coalescing.py          # 默认规模
@@ -62,6 +65,13 @@ def access_patterns(n: int) -> list[tuple[str, np.ndarray, object]]:
     ]
 
 
+def moved_per_request(st) -> str:
+    """Bytes one request moves (sectors x 32): one number, or the range when requests differ."""
+    costs = sorted(st.instructions[0].hist)
+    lo, hi = costs[0] * 32, costs[-1] * 32
+    return f"{lo} B" if lo == hi else f"{lo}–{hi} B"
+
+
 def demo1_patterns(n_blocks: int = 64, threads: int = 256) -> list[dict]:
     print_header("演示 1：一个 warp 读 32 个元素，要搬几个 32 字节的 sector？")
     n = n_blocks * threads
@@ -69,17 +79,18 @@ def demo1_patterns(n_blocks: int = 64, threads: int = 256) -> list[dict]:
     for name, arr, index_of in access_patterns(n):
         st = launch(gather_kernel, grid=(n_blocks,), block=(threads,), args=(arr, index_of))
         per_req = st.gld_sectors / st.gld_instr
-        asked = st.g_bytes_requested / st.gld_instr
-        rows.append([name, f"{per_req:.2f}", f"{asked:.0f} B", f"{per_req * 32:.0f} B",
+        asked = st.g_bytes_requested // st.gld_instr          # every request asks for the same bytes here
+        rows.append([name, f"{per_req:.2f}", f"{asked} B", moved_per_request(st),
                      f"{st.coalescing_efficiency() * 100:.1f}%"])
         out.append({"pattern": name, "sectors_per_request": per_req, "stats": st})
-    print_table(["访问模式（一个 warp 32 个线程）", "每个请求的 sector", "线程要的字节", "实际搬的字节",
+    print_table(["访问模式（一个 warp 32 个线程）", "每个请求的 sector", "线程要的字节", "实际搬的字节（每请求）",
                  "合并效率"], rows)
     print_observations([
         "连续访问：32 个 float32 共 128 字节，正好落进 4 个对齐的 sector，一个字节都不浪费。",
         "错位一个元素：起点不再对齐到 sector（数组本身按 256 字节对齐），128 字节横跨 5 个 sector，效率 80%。",
         "跨度达到 8 个 float（32 字节）后，每个线程独占一个 sector：搬 1024 字节只用到 128 字节（12.5%）。",
-        "广播只搬 1 个 sector；效率超过 100% 是因为 32 个线程要的是同一份 4 字节。随机下标几乎每个线程一个 sector。",
+        "广播只搬 1 个 sector；效率超过 100% 是因为 32 个线程要的是同一份 4 字节。随机下标几乎每个线程一个 sector："
+        "有的请求 31 个、有的 32 个，所以'每个请求的 sector'是平均值，搬的字节给出范围（一个请求总是整数个 sector）。",
         "更宽的元素（float64、float4）连续读取时效率仍是 100%，而且一个请求搬 256 或 512 字节。",
     ])
     return out
@@ -136,11 +147,18 @@ def transpose_cases() -> list[tuple[str, object, dict, bool, str]]:
     ]
 
 
+def efficiency(st, op: str) -> str:
+    """Bytes asked / bytes moved of the global loads (op "ld") or stores ("st") alone."""
+    ins = [s for s in st.instructions if s.space == "global" and s.op == op]
+    moved = sum(s.cost for s in ins) * 32
+    return f"{100 * sum(s.bytes_requested for s in ins) / moved:.1f}".rstrip("0").rstrip(".") + "%" if moved else "—"
+
+
 def demo2_transpose(N: int) -> list[dict]:
     print_header(f"演示 2：{N}×{N} float32 矩阵转置（块 32×8 个线程，每块处理 32×32）")
     A = np.arange(N * N, dtype=np.float32).reshape(N, N)
     grid = (N // TILE, N // TILE)
-    rows, out, t_copy = [], [], None
+    rows, out, t_copy, est_copy = [], [], None, None
     for name, fn, kw, transposes, schedule in transpose_cases():
         B = np.zeros_like(A)
 
@@ -149,15 +167,20 @@ def demo2_transpose(N: int) -> list[dict]:
 
         st = launch(kernel, grid=grid, block=(TILE, BLOCK_ROWS), args=(A, B, N), schedule=schedule,
                     name=fn.__name__)
-        t = estimate_time(st)["t_mem"]
-        t_copy = t_copy or t
+        e = estimate_time(st)
+        t_copy = t_copy or e["t_mem"]
+        est_copy = est_copy or e["t_est"]
         ok = np.array_equal(B, A.T if transposes else A)
-        rows.append([name, f"{st.gld_sectors:,}", f"{st.gst_sectors:,}", f"{st.coalescing_efficiency() * 100:.0f}%",
-                     f"{st.bank_conflict_factor():.1f}", f"{st.race_count:,}", f"{t / t_copy:.2f}×",
-                     "对" if ok else "错"])
+        sh = {s.op: s for s in st.instructions if s.space == "shared"}
+        wf = {op: f"{sh[op].cost / sh[op].requests:.0f}" if op in sh else "—" for op in ("st", "ld")}
+        rows.append([name, f"{st.gld_sectors:,}", f"{st.gst_sectors:,}", efficiency(st, "ld"), efficiency(st, "st"),
+                     f"{st.coalescing_efficiency() * 100:.0f}%", wf["st"], wf["ld"],
+                     f"{st.bank_conflict_factor():.1f}", f"{st.race_count:,}", f"{e['t_mem'] / t_copy:.2f}×",
+                     f"{e['t_est'] / est_copy:.2f}×", "对" if ok else "错"])
         out.append({"case": name, "stats": st, "correct": ok})
-    print_table(["内核", "读 sector", "写 sector", "合并效率", "共享内存每请求 wavefront", "检测到的竞争",
-                 "估计 HBM 时间（相对 copy）", "结果"], rows)
+    print_table(["内核", "读 sector", "写 sector", "读效率", "写效率", "合并效率（读写合计）", "写 tile wavefront/请求",
+                 "读 tile wavefront/请求", "共享内存每请求 wavefront（读写平均）", "检测到的竞争",
+                 "估计 HBM 时间（相对 copy）", "估计时间 max(HBM, 共享)（相对 copy）", "结果"], rows)
     print("\n同一组内核，labsim 按各 GPU 预设的峰值带宽估计的有效带宽（GB/s，读写字节 ÷ 估计时间；估计时间取 HBM 与共享内存两者中较慢的一个），"
           "旁边是 Harris 的实测")
     print("（实测为外部来源，非本仓库测量：Mark Harris《An Efficient Matrix Transpose in CUDA C/C++》，"
@@ -176,13 +199,19 @@ def demo2_transpose(N: int) -> list[dict]:
         f"朴素转置读的 sector 和 copy 一样，写的 sector 是 copy 的 {naive.gst_sectors / out[0]['stats'].gst_sectors:.0f} 倍："
         "相邻线程写的地址相隔一整行，每个线程独占一个 sector。",
         "分块之后，全局内存的读和写都回到 copy 的 sector 数：不规整的'转置'挪到了共享内存里完成。",
-        f"不填充时按列读 tile 是 32 路 bank 冲突：读 32 个 wavefront、写 1 个，平均每请求 "
-        f"{tiled0.bank_conflict_factor():.1f} 个；每行填充一个元素后回到 1.0。",
-        "估计的 HBM 时间只数 sector，不含 L2 对相邻写的合并，所以会高估朴素转置的代价；Harris 的实测在两代 GPU 上"
+        f"合并效率要读写分开看：朴素转置读 {efficiency(naive, 'ld')}、写 {efficiency(naive, 'st')}；"
+        f"读写合计的 {naive.coalescing_efficiency() * 100:.0f}% 是两者按搬的字节加权的结果，掩盖了问题只在写这一端。",
+        f"不填充时按列读 tile 是 32 路 bank 冲突：写 tile 每请求 1 个 wavefront、读 tile 每请求 32 个；"
+        f"种子脚本的'每请求 {tiled0.bank_conflict_factor():.1f} 个'是读写两种请求的平均，不是哪一条指令的真实代价。"
+        "每行填充一个元素后读写都是 1 个。",
+        "两个时间估计：'HBM 时间'只数全局 sector，分块不填充和 copy 一样（1.00×）；'估计时间'再算上共享内存"
+        "（每个 wavefront 占 SM 的共享内存一个时钟，Fermi 两个），取两者中较慢的一个，于是 32 路冲突让它明显变慢。"
+        "下面的有效带宽表用的是后者。",
+        "两个估计都只数 sector，不含 L1/L2 对相邻写的合并，所以会高估朴素转置的代价；Harris 的实测在两代 GPU 上"
         "差别也很大。计数器用来比较写法、定位问题，不用来预测秒数。",
         "忘了 __syncthreads()：锁步调度下每条语句先让所有 warp 执行完，结果碰巧是对的，但 labsim 报告了大量跨 warp 的"
-        "'写后读'竞争；换成对抗调度（同一个 epoch 里 warp 依次执行，后面的 warp 先跑），别的 warp 还没写进 tile 的"
-        "元素就被读走了，结果是错的——真实 GPU 上同样可能发生。",
+        "'写后读'竞争；换成对抗调度（同一个 epoch——两次栅障之间的一段执行——里 warp 依次执行，后面的 warp 先跑），"
+        "别的 warp 还没写进 tile 的元素就被读走了，结果是错的——真实 GPU 上同样可能发生。",
     ])
     return out
 

@@ -1,0 +1,532 @@
+"""Prelude P2 (memory coalescing): every number, table and sector map the lesson shows, computed on labsim.
+
+A lesson cell calls one of these functions and shows the result (a :class:`figures.table.Table` or a matplotlib
+Figure); measurements come from ``measurements/h200/`` and say "not recorded" where a file is missing.
+The explorer's values over its whole control grid come from :func:`explorer_values` (labsim, one warp per
+setting), so the static page and the Jupyter widget show the same counts.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from labsim import estimate_time, launch
+from labsim.analysis import WarpAccess
+from labsim.gpus import get_gpu
+from labsim.memory import FLOAT4
+
+from ._fonts import t
+from .kernels import BLOCK_ROWS, TILE_DIM, instr, run_transpose
+from .sectors import draw_sector_map
+from .table import Table
+
+SECTOR = 32
+WARP = 32
+ELEMENTS = {2: ("__half", np.dtype(np.float16)), 4: ("float", np.dtype(np.float32)),
+            8: ("double", np.dtype(np.float64)), 16: ("float4", FLOAT4)}
+
+
+def measurements_dir() -> Path:
+    """Where the repo keeps the H200 recordings."""
+    return Path(__file__).resolve().parents[1] / "measurements" / "h200"
+
+
+def _read_json(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# one warp, one load: the unit everything else is built from
+# ---------------------------------------------------------------------------------------------------------
+def one_warp(offsets: Sequence[int], itemsize: int = 4, active: Sequence[bool] | None = None,
+             op: str = "ld") -> WarpAccess:
+    """Run one warp on labsim: lane k loads (or stores) the ``itemsize``-byte element at element index
+    ``offsets[k]`` of a 256-byte aligned array (as cudaMalloc's are); returns the warp's WarpAccess."""
+    if itemsize not in ELEMENTS:
+        raise ValueError(f"itemsize must be one of {sorted(ELEMENTS)} bytes, got {itemsize}")
+    offs = np.asarray(offsets, dtype=np.int64)
+    if offs.shape != (WARP,):
+        raise ValueError(f"offsets must give one element index per lane (32), got shape {offs.shape}")
+    if (offs < 0).any():
+        raise ValueError(f"offsets must be non-negative element indices, got {offs.min()}")
+    act = np.ones(WARP, bool) if active is None else np.asarray(active, dtype=bool)
+    if act.shape != (WARP,):
+        raise ValueError(f"active must give one flag per lane (32), got shape {act.shape}")
+    dtype = ELEMENTS[itemsize][1]
+    buf = np.zeros((int(offs.max()) + 1) * itemsize // 4 + 4, dtype=np.float32)
+
+    def kernel(blk, data, offs, act):
+        with blk.where(act[blk.lane]):
+            if op == "ld":
+                blk.load(data, offs[blk.lane] * itemsize, view=dtype, name="data", line=1)
+            else:
+                blk.store(data, offs[blk.lane] * itemsize, np.zeros(WARP, dtype), view=dtype, name="data", line=1)
+
+    stats = launch(kernel, grid=1, block=WARP, args=(buf, offs, act), name="one_warp")
+    if not stats.instructions or stats.instructions[0].sample is None:   # no active lane: no request
+        return WarpAccess("global", op, 1, "data", itemsize, (0, 0, 0), 0, act, offs * itemsize)
+    return stats.instructions[0].sample
+
+
+def moved_bytes(wa: WarpAccess) -> int:
+    """Bytes the warp's sectors carry between L1/L2: sectors x 32."""
+    return int(wa.sectors) * int(wa.sector_bytes)
+
+
+def requested_bytes(wa: WarpAccess) -> int:
+    """Bytes the active lanes asked for (a broadcast counts every lane's copy, as Nsight Compute does)."""
+    return int(np.count_nonzero(wa.active)) * int(wa.itemsize)
+
+
+def efficiency(wa: WarpAccess) -> float:
+    """Requested / moved bytes, in percent (above 100 only when lanes share bytes, e.g. a broadcast)."""
+    moved = moved_bytes(wa)
+    return 100.0 * requested_bytes(wa) / moved if moved else 0.0
+
+
+def rand_table(n: int = WARP) -> list[int]:
+    """The random indices measurements/h200/microbench.cu used (LCG 1664525, 1013904223, seed 12345,
+    index (x >> 8) % 1024), so labsim sees the addresses the H200 saw."""
+    x, out = 12345, []
+    for _ in range(n):
+        x = (1664525 * x + 1013904223) & 0xFFFFFFFF
+        out.append((x >> 8) % 1024)
+    return out
+
+
+# (key, label, element bytes, element index of lane k, H200 kernel in measurements/h200/results.json)
+SEED_PATTERNS: tuple[tuple[str, str, int, Callable[[np.ndarray], np.ndarray], str], ...] = (
+    ("contig", t("连续：lane k 读第 k 个 float", "contiguous float"), 4, lambda k: k, "gld_f32_contig_w1"),
+    ("offset1", t("错位 1 个元素：读第 k+1 个", "offset by one"), 4, lambda k: k + 1, "gld_f32_offset1_w1"),
+    ("stride2", t("跨 2 个元素", "stride 2"), 4, lambda k: 2 * k, "gld_f32_stride2_w1"),
+    ("stride4", t("跨 4 个元素", "stride 4"), 4, lambda k: 4 * k, "gld_f32_stride4_w1"),
+    ("stride8", t("跨 8 个元素（32 B）", "stride 8 (32 B)"), 4, lambda k: 8 * k, "gld_f32_stride8_w1"),
+    ("stride32", t("跨 32 个元素（128 B）", "stride 32 (128 B)"), 4, lambda k: 32 * k, "gld_f32_stride32_w1"),
+    ("broadcast", t("广播：全部读第 0 个", "broadcast"), 4, lambda k: 0 * k, "gld_f32_broadcast_w1"),
+    ("random", t("随机下标（4 KiB 内）", "random (within 4 KiB)"), 4,
+     lambda k: np.asarray(rand_table(), dtype=np.int64)[k], "gld_f32_random_w1"),
+    ("f64", t("连续读 double（8 B）", "contiguous double"), 8, lambda k: k, "gld_f64_contig_w1"),
+    ("f32x4", t("连续读 float4（16 B）", "contiguous float4"), 16, lambda k: k, "gld_f32x4_contig_w1"),
+)
+_PATTERNS = {p[0]: p for p in SEED_PATTERNS}
+
+SECTORS_LD = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+REQUESTS_LD = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+
+
+def pattern_access(key: str) -> WarpAccess:
+    """One warp of one of the seed's ten access patterns, on labsim."""
+    if key not in _PATTERNS:
+        raise ValueError(f"unknown pattern {key!r}; choose one of {', '.join(_PATTERNS)}")
+    _, _, size, index, _ = _PATTERNS[key]
+    return one_warp(index(np.arange(WARP)), size)
+
+
+def h200_pattern_sectors(path: str | Path | None = None) -> dict[str, float | None]:
+    """Recorded H200 sectors per request of each seed pattern (None where not recorded)."""
+    p = Path(path) if path is not None else measurements_dir() / "results.json"
+    rec = _read_json(p)
+    rec = rec.get("results", rec)
+    out = {}
+    for key, *_, kernel in SEED_PATTERNS:
+        m = rec.get(kernel) or {}
+        sec, req = m.get(SECTORS_LD), m.get(REQUESTS_LD)
+        out[key] = sec / req if isinstance(sec, (int, float)) and req else None
+    return out
+
+
+def _pct(x: float) -> str:
+    return f"{x:.1f}".rstrip("0").rstrip(".") + "%"
+
+
+def pattern_table(path: str | Path | None = None) -> Table:
+    """The seed's ten patterns, one warp each: sectors per request, bytes asked and moved, efficiency, and the
+    H200's recorded sectors per request for the same addresses."""
+    h200 = h200_pattern_sectors(path)
+    rows = []
+    for key, label, size, _, kernel in SEED_PATTERNS:
+        wa = pattern_access(key)
+        meas = h200[key]
+        rows.append([label, size, int(wa.sectors), requested_bytes(wa), moved_bytes(wa), _pct(efficiency(wa)),
+                     t("（未记录）", "(not recorded)") if meas is None else meas,
+                     "" if meas is None else (t("一致", "same") if meas == wa.sectors else t("不同", "differs"))])
+    recorded = any(v is not None for v in h200.values())
+    notes = [t("H200 一列：measurements/h200/results.json（Nsight Compute 2025.3，每个模式一个 warp 的内核 "
+               "gld_*_w1，sector 数 ÷ 请求数）。", "H200: measurements/h200/results.json (gld_*_w1 kernels).")
+             if recorded else t("本机没有 H200 记录（measurements/h200/results.json），只显示 labsim。",
+                                "no H200 recording here; labsim only.")]
+    return Table([t("访问模式（一个 warp 的一条 load）", "pattern (one warp, one load)"), t("元素字节", "bytes/elem"),
+                  t("labsim：sector/请求", "labsim sectors/req"), t("线程要的字节", "bytes asked"),
+                  t("搬的字节（sector × 32）", "bytes moved"), t("效率", "efficiency"),
+                  t("H200 实测：sector/请求", "H200 sectors/req"), t("对照", "check")], rows,
+                 caption=t("labsim：一个 warp 读 32 个元素，碰到几个 32 字节 sector", "labsim: one warp's load"),
+                 notes=notes)
+
+
+def sector_map_grid(accesses: Sequence[WarpAccess], titles: Sequence[str], ncols: int = 5) -> Figure:
+    """Several sector maps in a grid (rows of ``ncols``); each panel is labsim's count for its access."""
+    n = len(accesses)
+    if n == 0 or len(titles) != n:
+        raise ValueError(f"sector_map_grid needs as many titles as accesses, got {n} and {len(titles)}")
+    nrows = -(-n // ncols)
+    fig = Figure(figsize=(2.9 * ncols, 6.2 * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    for i, ax in enumerate(axes.flat):
+        if i < n:
+            draw_sector_map(accesses[i], ax=ax, title=titles[i])
+        else:
+            ax.set_visible(False)
+    return fig
+
+
+def pattern_sector_maps(keys: Sequence[str] | None = None, ncols: int = 5) -> Figure:
+    """Sector maps of the seed's patterns (default all ten), drawn from labsim's WarpAccess."""
+    keys = list(keys) if keys is not None else [p[0] for p in SEED_PATTERNS]
+    return sector_map_grid([pattern_access(k) for k in keys], [_PATTERNS[k][1] for k in keys], ncols=ncols)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the explorer: stride, offset, element size, active lanes -> sector map, sectors, efficiency
+# ---------------------------------------------------------------------------------------------------------
+STRIDES = (0, 1, 2, 3, 4, 8, 16, 32)
+OFFSETS = (0, 1, 2, 3, 4, 8)
+SIZES = (2, 4, 8, 16)
+MASKS: dict[str, tuple[str, Callable[[np.ndarray], np.ndarray]]] = {
+    "all": (t("全部 32 个 lane", "all 32 lanes"), lambda k: np.ones_like(k, bool)),
+    "lower16": (t("前 16 个 lane", "lanes 0-15"), lambda k: k < 16),
+    "upper16": (t("后 16 个 lane", "lanes 16-31"), lambda k: k >= 16),
+    "odd": (t("奇数 lane", "odd lanes"), lambda k: k % 2 == 1),
+    "edge13": (t("前 13 个 lane（N = 45 的右边缘）", "lanes 0-12 (right edge, N = 45)"), lambda k: k < 13),
+    "lane0": (t("只有 lane 0（N = 33 的右边缘）", "lane 0 only (right edge, N = 33)"), lambda k: k == 0),
+}
+
+
+def explorer_access(stride: int = 1, offset: int = 0, itemsize: int = 4, mask: str = "all") -> WarpAccess:
+    """One explorer setting on labsim: lane k reads element ``offset + stride * k`` of ``itemsize`` bytes."""
+    if mask not in MASKS:
+        raise ValueError(f"unknown lane mask {mask!r}; choose one of {', '.join(MASKS)}")
+    if stride < 0 or offset < 0:
+        raise ValueError(f"stride and offset must be non-negative, got stride={stride}, offset={offset}")
+    k = np.arange(WARP)
+    return one_warp(offset + stride * k, itemsize, MASKS[mask][1](k))
+
+
+def describe_setting(stride: int, offset: int, itemsize: int, mask: str) -> str:
+    """The C expression and lanes a setting stands for, e.g. 'float：lane k 读 a[1 + 2·k]，全部 32 个 lane'."""
+    ctype = ELEMENTS[itemsize][0]
+    step = "k" if stride == 1 else f"{stride}·k"
+    expr = f"{offset}" if stride == 0 else f"{offset} + {step}" if offset else step
+    return t(f"{ctype}：lane k 读 a[{expr}]，{MASKS[mask][0]}", f"{ctype}: lane k reads a[{expr}], {MASKS[mask][0]}")
+
+
+def explorer_record(stride: int, offset: int, itemsize: int, mask: str) -> dict:
+    """What the explorer shows for one setting (plain JSON values): labsim's sectors per request, bytes
+    asked and moved, efficiency, and each lane's sector relative to the lowest one (-1: inactive lane)."""
+    wa = explorer_access(stride, offset, itemsize, mask)
+    return {"stride": stride, "offset": offset, "itemsize": itemsize, "mask": mask,
+            "sectors": int(wa.sectors), "requested": requested_bytes(wa), "moved": moved_bytes(wa),
+            "efficiency": round(efficiency(wa), 1), "lane_sector": [int(s) for s in wa.sector_ids()],
+            "label": describe_setting(stride, offset, itemsize, mask)}
+
+
+def explorer_values(strides: Sequence[int] = STRIDES, offsets: Sequence[int] = OFFSETS,
+                    sizes: Sequence[int] = SIZES, masks: Sequence[str] = tuple(MASKS)) -> dict:
+    """labsim's values over the explorer's whole control grid, ready to embed as JSON in the static page:
+    ``{"controls": {...}, "records": {"stride,offset,itemsize,mask": record}}``."""
+    records = {}
+    for s, o, z, m in itertools.product(strides, offsets, sizes, masks):
+        records[f"{s},{o},{z},{m}"] = explorer_record(s, o, z, m)
+    return {"controls": {"stride": list(strides), "offset": list(offsets), "itemsize": list(sizes),
+                         "mask": {m: MASKS[m][0] for m in masks}},
+            "records": records}
+
+
+def explorer_view(stride: int = 1, offset: int = 0, itemsize: int = 4, mask: str = "all") -> Figure:
+    """One explorer setting drawn as a sector map (labsim)."""
+    wa = explorer_access(stride, offset, itemsize, mask)
+    return sector_map_grid([wa], [describe_setting(stride, offset, itemsize, mask)], ncols=1)
+
+
+EXPLORER_PRESETS = ((1, 0, 4, "all"), (1, 1, 4, "all"), (2, 0, 4, "all"), (1, 0, 2, "all"), (1, 0, 16, "all"),
+                    (1, 0, 4, "edge13"), (1, 1, 4, "upper16"), (8, 0, 4, "odd"), (1, 0, 8, "lane0"),
+                    (3, 0, 4, "all"))
+
+
+def explorer_presets_figure(presets: Sequence[tuple[int, int, int, str]] = EXPLORER_PRESETS) -> Figure:
+    """Pre-rendered explorer settings (labsim) for pages without a live kernel."""
+    return sector_map_grid([explorer_access(*p) for p in presets], [describe_setting(*p) for p in presets])
+
+
+def explorer_table(presets: Sequence[tuple[int, int, int, str]] = EXPLORER_PRESETS) -> Table:
+    """The explorer's numbers for the preset settings, as a table."""
+    rows = []
+    for p in presets:
+        r = explorer_record(*p)
+        rows.append([r["label"], r["sectors"], r["requested"], r["moved"], _pct(r["efficiency"])])
+    return Table([t("设置", "setting"), t("sector/请求", "sectors/req"), t("要的字节", "asked"),
+                  t("搬的字节", "moved"), t("效率", "efficiency")], rows,
+                 caption=t("labsim：探索器的几个设置", "labsim: explorer settings"))
+
+
+def coalescing_explorer():
+    """ipywidgets panel: stride, offset, element size, active lanes -> sector map and labsim's counts.
+
+    Every change runs the one-warp labsim kernel again (:func:`explorer_access`). Needs a Jupyter frontend.
+    """
+    import ipywidgets as w
+    from IPython.display import display
+
+    stride = w.SelectionSlider(options=list(STRIDES), value=1, description=t("跨度（元素）", "stride"),
+                               continuous_update=False)
+    offset = w.SelectionSlider(options=list(OFFSETS), value=0, description=t("偏移（元素）", "offset"),
+                               continuous_update=False)
+    size = w.ToggleButtons(options=[(f"{ELEMENTS[z][0]} ({z} B)", z) for z in SIZES], value=4,
+                           description=t("元素", "element"))
+    mask = w.Dropdown(options=[(label, m) for m, (label, _) in MASKS.items()], value="all",
+                      description=t("活跃 lane", "active lanes"))
+    status = w.HTML()
+    out = w.Output()
+
+    def redraw(stride, offset, itemsize, mask) -> None:
+        r = explorer_record(stride, offset, itemsize, mask)
+        status.value = t(f"<b>labsim</b>：{r['sectors']} 个 sector/请求，要 {r['requested']} B，搬 {r['moved']} B，"
+                         f"效率 {_pct(r['efficiency'])}",
+                         f"<b>labsim</b>: {r['sectors']} sectors, {r['requested']} B asked, {r['moved']} B moved")
+        with out:
+            out.clear_output(wait=True)
+            display(explorer_view(stride, offset, itemsize, mask))
+
+    w.interactive_output(redraw, {"stride": stride, "offset": offset, "itemsize": size, "mask": mask})
+    return w.HBox([w.VBox([stride, offset, size, mask, status]), out])
+
+
+# ---------------------------------------------------------------------------------------------------------
+# array of structs vs struct of arrays; 2-D row vs column
+# ---------------------------------------------------------------------------------------------------------
+def _line_rows(stats, labels: dict[int, str]) -> list[list]:
+    rows = []
+    for s in sorted((s for s in stats.instructions if s.space == "global"), key=lambda s: s.line):
+        moved = s.cost * SECTOR
+        rows.append([labels[s.line], s.cost / s.requests, s.bytes_requested // s.requests, moved // s.requests,
+                     _pct(100.0 * s.bytes_requested / moved)])
+    return rows
+
+
+def aos_soa_table(n: int = 4096) -> Table:
+    """Particles with x, y, z, w (float each), read as array of structs or struct of arrays (labsim)."""
+    aos = np.zeros(4 * n, np.float32)                 # struct {float x, y, z, w;} p[n]
+    xs, ys, zs, ws = (np.zeros(n, np.float32) for _ in range(4))
+
+    def aos_x(blk, p):
+        i = blk.bx * blk.bdx + blk.tx
+        blk.load(p, 4 * i, name="p", line=1)                        # p[i].x only
+
+    def aos_all(blk, p):
+        i = blk.bx * blk.bdx + blk.tx
+        for f in range(4):
+            blk.load(p, 4 * i + f, name="p", line=2 + f)            # p[i].x, .y, .z, .w one by one
+
+    def aos_vec(blk, p):
+        i = blk.bx * blk.bdx + blk.tx
+        blk.load(p, 16 * i, view=FLOAT4, name="p", line=6)          # the whole struct as one float4
+
+    def soa_x(blk, x, y, z, w):
+        i = blk.bx * blk.bdx + blk.tx
+        blk.load(x, i, name="x", line=7)
+
+    def soa_all(blk, x, y, z, w):
+        i = blk.bx * blk.bdx + blk.tx
+        for f, arr in enumerate((x, y, z, w)):
+            blk.load(arr, i, name="xyzw"[f], line=8 + f)
+
+    grid, block = n // 256, 256
+    runs = [
+        (aos_x, (aos,), {1: t("AoS：只读 p[i].x", "AoS: p[i].x only")}),
+        (aos_all, (aos,), {2 + f: t(f"AoS：读 p[i].{c}（四个字段逐个读）", f"AoS: p[i].{c}") for f, c in enumerate("xyzw")}),
+        (aos_vec, (aos,), {6: t("AoS：整个结构体一次读成 float4", "AoS: whole struct as float4")}),
+        (soa_x, (xs, ys, zs, ws), {7: t("SoA：只读 x[i]", "SoA: x[i] only")}),
+        (soa_all, (xs, ys, zs, ws), {8 + f: t(f"SoA：读 {c}[i]", f"SoA: {c}[i]") for f, c in enumerate("xyzw")}),
+    ]
+    rows = []
+    for kern, args, labels in runs:
+        rows += _line_rows(launch(kern, grid=grid, block=block, args=args), labels)
+    return Table([t("布局与访问（一个 warp 的一条 load）", "layout and access"), t("sector/请求", "sectors/req"),
+                  t("每请求要的字节", "bytes asked/req"), t("每请求搬的字节", "bytes moved/req"), t("效率", "efficiency")],
+                 rows, caption=t(f"labsim：{n} 个粒子，每个有 x、y、z、w 四个 float；block 256 个线程，线程 i 处理粒子 i",
+                                 f"labsim: {n} particles of four floats"))
+
+
+def row_col_table(M: int = 64, N: int = 64) -> Table:
+    """A row-major M×N float matrix read by 2-D blocks: which thread index runs along a warp decides the stride."""
+    a = np.zeros(M * N, np.float32)
+    cases = [
+        ((32, 8), "x_col", t("block(32, 8)，col = threadIdx.x：warp 沿一行读", "block(32,8), col from threadIdx.x")),
+        ((32, 8), "x_row", t("block(32, 8)，row = threadIdx.x：warp 沿一列读", "block(32,8), row from threadIdx.x")),
+        ((16, 16), "x_col", t("block(16, 16)，col = threadIdx.x：warp 读两行各 16 个", "block(16,16), col from x")),
+        ((8, 32), "x_col", t("block(8, 32)，col = threadIdx.x：warp 读四行各 8 个", "block(8,32), col from x")),
+    ]
+    rows = []
+    for block, how, label in cases:
+        def kernel(blk, a, M, N, how=how):
+            fast = blk.bx * blk.bdx + blk.tx
+            slow = blk.by * blk.bdy + blk.ty
+            row, col = (slow, fast) if how == "x_col" else (fast, slow)
+            with blk.where((row < M) & (col < N)):
+                blk.load(a, row * N + col, name="a", line=1)
+        st = launch(kernel, grid=(-(-N // block[0]), -(-M // block[1])), block=block, args=(a, M, N))
+        rows += _line_rows(st, {1: label})
+    return Table([t("线程到元素的映射", "thread-to-element mapping"), t("sector/请求", "sectors/req"),
+                  t("每请求要的字节", "bytes asked/req"), t("每请求搬的字节", "bytes moved/req"), t("效率", "efficiency")],
+                 rows, caption=t(f"labsim：读一个 {M}×{N} 的行主序 float 矩阵 a[row * N + col]",
+                                 f"labsim: reading a {M}×{N} row-major float matrix"))
+
+
+def row_col_sector_maps(M: int = 64, N: int = 64) -> Figure:
+    """Sector maps of one warp reading along a row and along a column of a row-major matrix (labsim)."""
+    along_row = one_warp(np.arange(WARP), 4)
+    along_col = one_warp(np.arange(WARP) * N, 4)
+    return sector_map_grid([along_row, along_col],
+                           [t("沿一行：a[row * N + k]", "along a row"), t(f"沿一列：a[k * N + col]，N = {N}", "along a column")],
+                           ncols=2)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the transpose: counts, and time estimates next to measurements
+# ---------------------------------------------------------------------------------------------------------
+TRANSPOSES = (
+    ("copy", "copy", {}, t("copy（基线，不转置）", "copy (baseline)")),
+    ("naive", "transpose_naive", {}, t("朴素转置（读行、写列）", "naive transpose")),
+    ("tiled", "transpose_tiled_pad0", {"pad": 0}, t("分块，tile[32][32]", "tiled, tile[32][32]")),
+    ("tiled", "transpose_tiled_pad1", {"pad": 1}, t("分块，tile[32][33]", "tiled, tile[32][33]")),
+)
+HARRIS_SOURCE = "https://developer.nvidia.com/blog/efficient-matrix-transpose-cuda-cc/"
+# External figures (not measured by this course): Harris's effective bandwidth, 1024×1024 float, GB/s.
+HARRIS_GBPS = {"copy": {"M2050": 105.2, "K20c": 136.0}, "transpose_naive": {"M2050": 18.8, "K20c": 55.3},
+               "transpose_tiled_pad0": {"M2050": 51.3, "K20c": 97.6},
+               "transpose_tiled_pad1": {"M2050": 99.5, "K20c": 144.3}}
+
+
+def _eff(s) -> float:
+    return 100.0 * s.bytes_requested / (s.cost * SECTOR) if s.cost else 0.0
+
+
+def transpose_counts_table(n: int = 256) -> Table:
+    """Copy, naive and tiled transposes: loads and stores counted apart (sectors per request and efficiency
+    of the global load and store; wavefronts per request of the shared store and load)."""
+    rows = []
+    for kind, _, opts, label in TRANSPOSES:
+        st, a, b = run_transpose(kind, n, n, **opts)
+        gl, gs = instr(st, "global", "ld"), instr(st, "global", "st")
+        sh = {s.op: s for s in st.instructions if s.space == "shared"}
+        ok = np.array_equal(b, a if kind == "copy" else a.T)
+        rows.append([label, gl.cost / gl.requests, _pct(_eff(gl)), gs.cost / gs.requests, _pct(_eff(gs)),
+                     sh["st"].cost / sh["st"].requests if "st" in sh else "—",
+                     sh["ld"].cost / sh["ld"].requests if "ld" in sh else "—",
+                     t("对", "right") if ok else t("错", "wrong")])
+    return Table([t("内核", "kernel"), t("全局读：sector/请求", "load sectors/req"), t("读效率", "load eff."),
+                  t("全局写：sector/请求", "store sectors/req"), t("写效率", "store eff."),
+                  t("写 tile：wavefront/请求", "tile store wf/req"), t("读 tile：wavefront/请求", "tile load wf/req"),
+                  t("结果", "result")], rows,
+                 caption=t(f"labsim：{n}×{n} float 矩阵，block 32×{BLOCK_ROWS}，每个 block 搬一块 {TILE_DIM}×{TILE_DIM}",
+                           f"labsim: {n}×{n} float, block 32×{BLOCK_ROWS}"))
+
+
+def h200_bandwidth(path: str | Path | None = None) -> tuple[dict[tuple[str, int], dict], dict]:
+    """Recorded H200 effective bandwidth ({(name, n): record}, meta) from measurements/h200/bandwidth/."""
+    p = Path(path) if path is not None else measurements_dir() / "bandwidth" / "results.json"
+    data = _read_json(p)
+    recs = {(r["name"], int(r["n"])): r for r in data.get("records", []) if "name" in r and "n" in r}
+    return recs, data.get("meta", {})
+
+
+def estimates(n: int = 1024) -> dict[str, dict[str, dict[str, float]]]:
+    """labsim's time estimate of each transpose kernel on each preset: {kernel: {gpu: estimate_time dict + gbps}}."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for kind, name, opts, _ in TRANSPOSES:
+        st, _, _ = run_transpose(kind, n, n, **opts)
+        out[name] = {}
+        for gpu in ("M2050", "K20c", "H200"):
+            e = dict(estimate_time(st, gpu))
+            e["gbps"] = 2 * n * n * 4 / e["t_est"] / 1e9
+            out[name][gpu] = e
+    return out
+
+
+def estimate_table(n: int = 1024) -> Table:
+    """How labsim's estimate is built: HBM time, shared-memory time, the larger of the two (per preset)."""
+    est = estimates(n)
+    rows = []
+    for _, name, _, label in TRANSPOSES:
+        for gpu in ("M2050", "K20c", "H200"):
+            e = est[name][gpu]
+            bound = t("共享内存", "shared") if e["t_shared"] > e["t_mem"] else "HBM"
+            rows.append([label, gpu, round(e["t_mem"] * 1e6, 1), round(e["t_shared"] * 1e6, 1), bound,
+                         round(e["gbps"])])
+    return Table([t("内核", "kernel"), t("GPU 预设", "preset"), t("HBM 时间（μs）", "HBM μs"),
+                  t("共享内存时间（μs）", "shared μs"), t("瓶颈", "bound"), t("估计有效带宽（GB/s）", "est. GB/s")], rows,
+                 caption=t(f"labsim 的估计，{n}×{n} float：估计时间 = max(HBM 时间, 共享内存时间)",
+                           f"labsim estimate, {n}×{n}: max(HBM, shared)"))
+
+
+def bandwidth_table(n: int = 1024, path: str | Path | None = None) -> Table:
+    """Effective bandwidth as a ratio to copy: Harris's measurements (external), labsim's estimate on the same
+    preset, and the H200 (recorded here, or "not recorded"); the estimate's error is the last column."""
+    est = estimates(n)
+    h200, _ = h200_bandwidth(path)
+    copy_h200 = h200.get(("copy", n))
+    rows = []
+    for _, name, _, label in TRANSPOSES:
+        cells = [label]
+        errs = []
+        for gpu in ("M2050", "K20c"):
+            meas = HARRIS_GBPS[name][gpu] / HARRIS_GBPS["copy"][gpu]
+            model = est[name][gpu]["gbps"] / est["copy"][gpu]["gbps"]
+            cells += [round(meas, 2), round(model, 2)]
+            errs.append(f"{gpu} {model / meas:.2f}×")
+        rec = h200.get((name, n))
+        model = est[name]["H200"]["gbps"] / est["copy"]["H200"]["gbps"]
+        if rec and copy_h200:
+            meas = rec["gbps_median"] / copy_h200["gbps_median"]
+            cells += [round(meas, 2), round(model, 2)]
+            errs.append(f"H200 {model / meas:.2f}×")
+        else:
+            cells += [t("未记录", "not recorded"), round(model, 2)]
+        cells.append("，".join(errs))
+        rows.append(cells)
+    return Table([t("内核", "kernel"), t("M2050 实测（Harris）", "M2050 Harris"), t("M2050 labsim", "M2050 labsim"),
+                  t("K20c 实测（Harris）", "K20c Harris"), t("K20c labsim", "K20c labsim"),
+                  t("H200 实测（本仓库）", "H200 measured"), t("H200 labsim", "H200 labsim"),
+                  t("labsim ÷ 实测", "labsim / measured")], rows,
+                 caption=t(f"有效带宽相对 copy 的比值（{n}×{n} float；1.00 = 和 copy 一样快）",
+                           f"effective bandwidth relative to copy ({n}×{n})"),
+                 notes=[t(f"Harris 的数字是外部来源：{HARRIS_SOURCE}", f"Harris: {HARRIS_SOURCE}")])
+
+
+def h200_bandwidth_table(path: str | Path | None = None) -> Table:
+    """The H200's recorded effective bandwidth (GB/s, 2·n²·4 bytes / median time) next to labsim's estimate."""
+    recs, meta = h200_bandwidth(path)
+    rows = []
+    for n in (1024, 8192):
+        est = estimates(n) if n <= 1024 else None
+        for _, name, _, label in TRANSPOSES:
+            r = recs.get((name, n))
+            model = round(est[name]["H200"]["gbps"]) if est else "—"
+            if r:
+                rows.append([label, n, round(r["gbps_median"]), round(r["gbps_min"]), round(r["gbps_max"]), r["runs"],
+                             model, "—" if model == "—" else f"{model / r['gbps_median']:.2f}×"])
+            else:
+                rows.append([label, n, t("未记录", "not recorded"), "", "", "", model, ""])
+    notes = [t(f"记录：{meta.get('gpu', 'H200')}，驱动 {meta.get('driver', '?')}，nvcc {meta.get('nvcc', '?')}，"
+               f"{meta.get('date', '?')}；命令：{meta.get('command', '?')}", "recorded run")] if meta else \
+        [t("本机没有 measurements/h200/bandwidth/results.json：H200 一列未记录。", "no H200 bandwidth recording")]
+    notes.append(t("labsim 只对 1024×1024 估计（8192×8192 超出模拟器一次启动的规模上限）。",
+                   "labsim estimates 1024×1024 only."))
+    return Table([t("内核", "kernel"), "n", t("H200 中位数（GB/s）", "H200 median GB/s"), t("最小", "min"),
+                  t("最大", "max"), t("次数", "runs"), t("labsim 估计（GB/s）", "labsim GB/s"),
+                  t("labsim ÷ 实测", "labsim / measured")], rows,
+                 caption=t("H200 实测有效带宽（本仓库记录）", "H200 effective bandwidth (recorded)"), notes=notes)
