@@ -22,7 +22,7 @@ from labsim.memory import FLOAT4
 
 from ._fonts import t
 from .kernels import BLOCK_ROWS, TILE_DIM, instr, run_transpose
-from .sectors import draw_sector_map
+from .sectors import draw_sector_map, sector_matrix
 from .table import Table
 
 SECTOR = 32
@@ -179,6 +179,10 @@ def sector_map_grid(accesses: Sequence[WarpAccess], titles: Sequence[str], ncols
     for i, ax in enumerate(axes.flat):
         if i < n:
             draw_sector_map(accesses[i], ax=ax, title=titles[i])
+            if sector_matrix(accesses[i])[0].shape[1] > 8:    # "used/32" labels would overlap in a narrow panel
+                for child in ax.child_axes:
+                    for text in list(child.texts):
+                        text.remove()
         else:
             ax.set_visible(False)
     return fig
@@ -216,12 +220,12 @@ def explorer_access(stride: int = 1, offset: int = 0, itemsize: int = 4, mask: s
     return one_warp(offset + stride * k, itemsize, MASKS[mask][1](k))
 
 
-def describe_setting(stride: int, offset: int, itemsize: int, mask: str) -> str:
+def describe_setting(stride: int, offset: int, itemsize: int, mask: str, sep: str = "，") -> str:
     """The C expression and lanes a setting stands for, e.g. 'float：lane k 读 a[1 + 2·k]，全部 32 个 lane'."""
     ctype = ELEMENTS[itemsize][0]
     step = "k" if stride == 1 else f"{stride}·k"
     expr = f"{offset}" if stride == 0 else f"{offset} + {step}" if offset else step
-    return t(f"{ctype}：lane k 读 a[{expr}]，{MASKS[mask][0]}", f"{ctype}: lane k reads a[{expr}], {MASKS[mask][0]}")
+    return t(f"{ctype}：lane k 读 a[{expr}]{sep}{MASKS[mask][0]}", f"{ctype}: lane k reads a[{expr}]{sep}{MASKS[mask][0]}")
 
 
 def explorer_record(stride: int, offset: int, itemsize: int, mask: str) -> dict:
@@ -249,7 +253,7 @@ def explorer_values(strides: Sequence[int] = STRIDES, offsets: Sequence[int] = O
 def explorer_view(stride: int = 1, offset: int = 0, itemsize: int = 4, mask: str = "all") -> Figure:
     """One explorer setting drawn as a sector map (labsim)."""
     wa = explorer_access(stride, offset, itemsize, mask)
-    return sector_map_grid([wa], [describe_setting(stride, offset, itemsize, mask)], ncols=1)
+    return sector_map_grid([wa], [describe_setting(stride, offset, itemsize, mask, sep="\n")], ncols=1)
 
 
 EXPLORER_PRESETS = ((1, 0, 4, "all"), (1, 1, 4, "all"), (2, 0, 4, "all"), (1, 0, 2, "all"), (1, 0, 16, "all"),
@@ -259,7 +263,7 @@ EXPLORER_PRESETS = ((1, 0, 4, "all"), (1, 1, 4, "all"), (2, 0, 4, "all"), (1, 0,
 
 def explorer_presets_figure(presets: Sequence[tuple[int, int, int, str]] = EXPLORER_PRESETS) -> Figure:
     """Pre-rendered explorer settings (labsim) for pages without a live kernel."""
-    return sector_map_grid([explorer_access(*p) for p in presets], [describe_setting(*p) for p in presets])
+    return sector_map_grid([explorer_access(*p) for p in presets], [describe_setting(*p, sep="\n") for p in presets])
 
 
 def explorer_table(presets: Sequence[tuple[int, int, int, str]] = EXPLORER_PRESETS) -> Table:
@@ -530,3 +534,102 @@ def h200_bandwidth_table(path: str | Path | None = None) -> Table:
                   t("最大", "max"), t("次数", "runs"), t("labsim 估计（GB/s）", "labsim GB/s"),
                   t("labsim ÷ 实测", "labsim / measured")], rows,
                  caption=t("H200 实测有效带宽（本仓库记录）", "H200 effective bandwidth (recorded)"), notes=notes)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the worked demo, predictions, and the exercise's kernel run on labsim.cuda
+# ---------------------------------------------------------------------------------------------------------
+def lane_sector_table(key: str = "offset1", lanes: Sequence[int] | None = None) -> Table:
+    """Lane by lane for one seed pattern: element, byte address, sector number (address // 32)."""
+    wa = pattern_access(key)
+    elem = np.asarray(_PATTERNS[key][3](np.arange(WARP)), dtype=np.int64)
+    base = int(wa.addr[0]) - int(elem[0]) * wa.itemsize      # the array's device address (256-byte aligned)
+    rel = wa.addr - base
+    lanes = list(range(WARP)) if lanes is None else list(lanes)
+    rows = [[k, int(elem[k]), int(rel[k]), int(rel[k]) // SECTOR] for k in lanes]
+    rows.append([t("合计", "total"), "", "", t(f"{int(wa.sectors)} 个不同的 sector", f"{int(wa.sectors)} sectors")])
+    return Table([t("lane", "lane"), t("元素下标", "element"), t("字节地址（相对数组起点）", "byte address"),
+                  t("sector = 地址 ÷ 32（取整）", "sector = addr // 32")], rows,
+                 caption=t(f"labsim：{_PATTERNS[key][1]}，数组起点按 256 字节对齐", f"labsim: {key}"))
+
+
+PREDICTIONS = ((3, 0, 4, "all"), (1, 1, 8, "all"), (2, 0, 2, "all"), (1, 0, 4, "edge13"), (32, 0, 4, "lower16"))
+
+
+def prediction_table(show_answers: bool = False,
+                     settings: Sequence[tuple[int, int, int, str]] = PREDICTIONS) -> Table:
+    """Settings to predict before looking; with ``show_answers``, labsim's sectors and efficiency."""
+    rows = []
+    for s in settings:
+        r = explorer_record(*s)
+        rows.append([r["label"], r["sectors"] if show_answers else "?",
+                     _pct(r["efficiency"]) if show_answers else "?"])
+    return Table([t("设置", "setting"), t("sector/请求", "sectors/req"), t("效率", "efficiency")], rows,
+                 caption=t("先预测，再用探索器或下面的答案核对（labsim）", "predict, then check (labsim)"))
+
+
+def exercise_source(blank: str = "row * N + col", block: tuple[int, int] | None = None) -> str:
+    """The P2 exercise's CUDA source (grading's template) with the blank filled and, optionally, another block
+    shape (BLOCK_X, BLOCK_Y); line numbers never shift."""
+    import grading
+    path = Path(grading.__file__).resolve().parent / "exercises" / "p2" / "template.cu"
+    src = path.read_text(encoding="utf-8")
+    if src.count("______") != 1:
+        raise ValueError(f"{path}: expected exactly one blank ______")
+    src = src.replace("______", blank)
+    if block is not None:
+        for name, v in zip(("BLOCK_X", "BLOCK_Y"), block):
+            old = next(ln for ln in src.splitlines() if ln.startswith(f"constexpr int {name} ="))
+            src = src.replace(old, f"constexpr int {name} = {int(v)};")
+    return src
+
+
+def run_exercise(M: int, N: int, blank: str = "row * N + col", block: tuple[int, int] | None = None,
+                 seed: int = 0, alpha: float = 2.0):
+    """Compile the exercise kernel with labsim.cuda and run its host launcher on a random M×N matrix;
+    returns (result, input, output)."""
+    from labsim.cuda import compile as compile_cuda
+    prog = compile_cuda(exercise_source(blank, block), "p2_scale.cu")
+    a = np.random.default_rng(seed).standard_normal((M, N)).astype(np.float32)
+    b = np.zeros_like(a)
+    res = prog.call("launch_scale", a, b, M, N, np.float32(alpha), 0)
+    return res, a, b
+
+
+def _global(res, op: str):
+    return next(s for s in res.instructions if s.space == "global" and s.op == op)
+
+
+def exercise_table(M: int = 64, N: int = 96, blanks: Sequence[str] = ("row * N + col", "col * M + row"),
+                   blocks: Sequence[tuple[int, int]] = ((32, 8),)) -> Table:
+    """The exercise kernel on labsim for several fills and block shapes: result, load and store sectors per
+    request and efficiency."""
+    rows = []
+    for blank in blanks:
+        for block in blocks:
+            res, a, b = run_exercise(M, N, blank, block)
+            ld, st = _global(res, "ld"), _global(res, "st")
+            rows.append([f"idx = {blank}", f"dim3 block({block[0]}, {block[1]})",
+                         t("对", "right") if np.array_equal(b, np.float32(2.0) * a) else t("错", "wrong"),
+                         round(ld.cost / ld.requests, 2), _pct(_eff(ld)), round(st.cost / st.requests, 2), _pct(_eff(st))])
+    return Table([t("填空", "blank"), t("block 形状", "block"), t("结果", "result"), t("读 in：sector/请求", "load sectors/req"),
+                  t("读效率", "load eff."), t("写 out：sector/请求", "store sectors/req"), t("写效率", "store eff.")], rows,
+                 caption=t(f"labsim.cuda：练习的内核，{M}×{N} 矩阵", f"labsim.cuda: the exercise kernel, {M}×{N}"))
+
+
+def edge_table(N: int = 45, rows_: Sequence[int] = (0, 1, 2, 3)) -> Table:
+    """The right-edge warp of the exercise (block column 1, N not a multiple of 32): active lanes and sectors
+    of its load, row by row, run on labsim."""
+    out = []
+    lanes = np.arange(WARP)
+    for r in rows_:
+        col = 32 + lanes
+        act = col < N
+        wa = one_warp(np.where(act, r * N + col, 0), 4, act)
+        first, last = (r * N + 32) * 4, (r * N + N) * 4 - 1
+        out.append([r, int(act.sum()), f"{first}–{last}", int(wa.sectors), requested_bytes(wa), moved_bytes(wa),
+                    _pct(efficiency(wa))])
+    return Table([t("row", "row"), t("活跃 lane", "active lanes"), t("读的字节地址", "bytes read"),
+                  t("sector/请求", "sectors/req"), t("要的字节", "asked"), t("搬的字节", "moved"), t("效率", "efficiency")],
+                 out, caption=t(f"labsim：N = {N} 时 blockIdx.x = 1 的 warp（col = 32..{N - 1} 活跃）读 in",
+                                f"labsim: right-edge warp, N = {N}"))
