@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from labsim import estimate_time, launch  # noqa: E402
 from labsim.console import print_header, print_observations, print_table  # noqa: E402
+from labsim.model import sectors_per_warp  # noqa: E402
 
 QUICK = "--quick" in sys.argv
 TILE, BLOCK_ROWS = 32, 8   # Harris 的配置：每块 32×8 个线程负责 32×32 的一块，每个线程搬 4 个元素
@@ -65,10 +66,12 @@ def access_patterns(n: int) -> list[tuple[str, np.ndarray, object]]:
     ]
 
 
-def moved_per_request(st) -> str:
-    """Bytes one request moves (sectors x 32): one number, or the range when requests differ."""
-    costs = sorted(st.instructions[0].hist)
-    lo, hi = costs[0] * 32, costs[-1] * 32
+def moved_per_request(idx: np.ndarray, itemsize: int) -> str:
+    """Bytes one request moves (sectors x 32), counted per warp by labsim's model: one number, or the range
+    when the warps' requests differ (a request always moves whole sectors)."""
+    addr = (np.asarray(idx, dtype=np.int64) * itemsize).reshape(-1, 32)   # arrays start 256-byte aligned
+    per = sectors_per_warp(addr, np.ones(addr.shape, bool), itemsize)
+    lo, hi = int(per.min()) * 32, int(per.max()) * 32
     return f"{lo} B" if lo == hi else f"{lo}–{hi} B"
 
 
@@ -80,7 +83,7 @@ def demo1_patterns(n_blocks: int = 64, threads: int = 256) -> list[dict]:
         st = launch(gather_kernel, grid=(n_blocks,), block=(threads,), args=(arr, index_of))
         per_req = st.gld_sectors / st.gld_instr
         asked = st.g_bytes_requested // st.gld_instr          # every request asks for the same bytes here
-        rows.append([name, f"{per_req:.2f}", f"{asked} B", moved_per_request(st),
+        rows.append([name, f"{per_req:.2f}", f"{asked} B", moved_per_request(index_of(np.arange(n)), arr.dtype.itemsize),
                      f"{st.coalescing_efficiency() * 100:.1f}%"])
         out.append({"pattern": name, "sectors_per_request": per_req, "stats": st})
     print_table(["访问模式（一个 warp 32 个线程）", "每个请求的 sector", "线程要的字节", "实际搬的字节（每请求）",
