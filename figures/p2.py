@@ -312,70 +312,91 @@ def coalescing_explorer():
 # ---------------------------------------------------------------------------------------------------------
 # array of structs vs struct of arrays; 2-D row vs column
 # ---------------------------------------------------------------------------------------------------------
-def _line_rows(stats, labels: dict[int, str]) -> list[list]:
+def h200_p2(kernel: str, path: str | Path | None = None) -> float | None:
+    """Recorded H200 load sectors per request of one kernel of measurements/h200/p2/ (None: not recorded)."""
+    p = Path(path) if path is not None else measurements_dir() / "p2" / "results.json"
+    m = _read_json(p).get("kernels", {}).get(kernel) or {}
+    sec, req = m.get(SECTORS_LD), m.get(REQUESTS_LD)
+    return sec / req if isinstance(sec, (int, float)) and req else None
+
+
+NOT_RECORDED = t("未记录", "not recorded")
+
+
+def _line_rows(stats, labels: dict[int, tuple[str, float | None]]) -> list[list]:
     rows = []
     for s in sorted((s for s in stats.instructions if s.space == "global"), key=lambda s: s.line):
+        label, h200 = labels[s.line]
         moved = s.cost * SECTOR
-        rows.append([labels[s.line], s.cost / s.requests, s.bytes_requested // s.requests, moved // s.requests,
-                     _pct(100.0 * s.bytes_requested / moved)])
+        rows.append([label, s.cost / s.requests, s.bytes_requested // s.requests, moved // s.requests,
+                     _pct(100.0 * s.bytes_requested / moved), NOT_RECORDED if h200 is None else h200])
     return rows
 
 
-def aos_soa_table(n: int = 4096) -> Table:
-    """Particles with x, y, z, w (float each), read as array of structs or struct of arrays (labsim)."""
-    aos = np.zeros(4 * n, np.float32)                 # struct {float x, y, z, w;} p[n]
-    xs, ys, zs, ws = (np.zeros(n, np.float32) for _ in range(4))
+_LINE_HEADERS = [t("每请求要的字节", "bytes asked/req"), t("每请求搬的字节", "bytes moved/req"), t("效率", "efficiency"),
+                 t("H200 实测：sector/请求", "H200 sectors/req")]
+
+
+def aos_soa_table(n: int = 64 * 256, path: str | Path | None = None) -> Table:
+    """Points {float x, y, z} (12 bytes) as an array of structs or a struct of arrays, and a 16-byte struct read
+    as one float4 (labsim; the H200 column: measurements/h200/p2/, the same kernels and launch)."""
+    aos = np.zeros(3 * n, np.float32)                 # struct {float x, y, z;} p[n]
+    xs, ys, zs = (np.zeros(n, np.float32) for _ in range(3))
+    aos4 = np.zeros(4 * n, np.float32)                # struct {float x, y, z, w;} q[n]
 
     def aos_x(blk, p):
         i = blk.bx * blk.bdx + blk.tx
-        blk.load(p, 4 * i, name="p", line=1)                        # p[i].x only
+        blk.load(p, 3 * i, name="p", line=1)                        # p[i].x only
 
-    def aos_all(blk, p):
+    def aos_xyz(blk, p):
         i = blk.bx * blk.bdx + blk.tx
-        for f in range(4):
-            blk.load(p, 4 * i + f, name="p", line=2 + f)            # p[i].x, .y, .z, .w one by one
+        for f in range(3):
+            blk.load(p, 3 * i + f, name="p", line=2 + f)            # p[i].x, .y, .z: three loads
 
-    def aos_vec(blk, p):
+    def soa_xyz(blk, x, y, z):
         i = blk.bx * blk.bdx + blk.tx
-        blk.load(p, 16 * i, view=FLOAT4, name="p", line=6)          # the whole struct as one float4
+        for f, arr in enumerate((x, y, z)):
+            blk.load(arr, i, name="xyz"[f], line=5 + f)
 
-    def soa_x(blk, x, y, z, w):
+    def aos_vec(blk, q):
         i = blk.bx * blk.bdx + blk.tx
-        blk.load(x, i, name="x", line=7)
+        blk.load(q, 16 * i, view=FLOAT4, name="q", line=8)          # the whole 16-byte struct as one float4
 
-    def soa_all(blk, x, y, z, w):
-        i = blk.bx * blk.bdx + blk.tx
-        for f, arr in enumerate((x, y, z, w)):
-            blk.load(arr, i, name="xyzw"[f], line=8 + f)
-
-    grid, block = n // 256, 256
+    xyz = h200_p2("p2_aos3_xyz", path)
     runs = [
-        (aos_x, (aos,), {1: t("AoS：只读 p[i].x", "AoS: p[i].x only")}),
-        (aos_all, (aos,), {2 + f: t(f"AoS：读 p[i].{c}（四个字段逐个读）", f"AoS: p[i].{c}") for f, c in enumerate("xyzw")}),
-        (aos_vec, (aos,), {6: t("AoS：整个结构体一次读成 float4", "AoS: whole struct as float4")}),
-        (soa_x, (xs, ys, zs, ws), {7: t("SoA：只读 x[i]", "SoA: x[i] only")}),
-        (soa_all, (xs, ys, zs, ws), {8 + f: t(f"SoA：读 {c}[i]", f"SoA: {c}[i]") for f, c in enumerate("xyzw")}),
+        (aos_x, (aos,), {1: (t("AoS：只读 p[i].x", "AoS: p[i].x only"), h200_p2("p2_aos3_x", path))}),
+        (aos_xyz, (aos,), {2 + f: (t(f"AoS：读 p[i].{c}（三个字段各一条 load）", f"AoS: p[i].{c}"), xyz)
+                           for f, c in enumerate("xyz")}),
+        (soa_xyz, (xs, ys, zs), {5 + f: (t(f"SoA：读 {c}[i]", f"SoA: {c}[i]"), h200_p2("p2_soa3_xyz", path))
+                                 for f, c in enumerate("xyz")}),
+        (aos_vec, (aos4,), {8: (t("16 字节的结构体 {x, y, z, w} 一次读成 float4", "16-byte struct as float4"),
+                                h200_p2("p2_f32x4_contig", path))}),
     ]
     rows = []
     for kern, args, labels in runs:
-        rows += _line_rows(launch(kern, grid=grid, block=block, args=args), labels)
+        rows += _line_rows(launch(kern, grid=n // 256, block=256, args=args), labels)
     return Table([t("布局与访问（一个 warp 的一条 load）", "layout and access"), t("sector/请求", "sectors/req"),
-                  t("每请求要的字节", "bytes asked/req"), t("每请求搬的字节", "bytes moved/req"), t("效率", "efficiency")],
-                 rows, caption=t(f"labsim：{n} 个粒子，每个有 x、y、z、w 四个 float；block 256 个线程，线程 i 处理粒子 i",
-                                 f"labsim: {n} particles of four floats"))
+                  *_LINE_HEADERS], rows,
+                 caption=t(f"labsim：{n} 个点，每个 {{float x, y, z}} 12 字节；block 256 个线程，线程 i 处理点 i",
+                           f"labsim: {n} points of three floats"),
+                 notes=[t("H200 一列：measurements/h200/p2/results.json（同样的内核和启动；三个字段的那一行是三条 load 的平均）。",
+                          "H200: measurements/h200/p2/results.json")])
 
 
-def row_col_table(M: int = 64, N: int = 64) -> Table:
+def row_col_table(M: int = 256, N: int = 256, path: str | Path | None = None) -> Table:
     """A row-major M×N float matrix read by 2-D blocks: which thread index runs along a warp decides the stride."""
     a = np.zeros(M * N, np.float32)
+    square = M == N == 256                            # the size measurements/h200/p2/ ran
     cases = [
-        ((32, 8), "x_col", t("block(32, 8)，col = threadIdx.x：warp 沿一行读", "block(32,8), col from threadIdx.x")),
-        ((32, 8), "x_row", t("block(32, 8)，row = threadIdx.x：warp 沿一列读", "block(32,8), row from threadIdx.x")),
-        ((16, 16), "x_col", t("block(16, 16)，col = threadIdx.x：warp 读两行各 16 个", "block(16,16), col from x")),
-        ((8, 32), "x_col", t("block(8, 32)，col = threadIdx.x：warp 读四行各 8 个", "block(8,32), col from x")),
+        ((32, 8), "x_col", t("block(32, 8)，col = threadIdx.x：warp 沿一行读", "block(32,8), col from threadIdx.x"),
+         h200_p2("p2_2d_row", path) if square else None),
+        ((32, 8), "x_row", t("block(32, 8)，row = threadIdx.x：warp 沿一列读", "block(32,8), row from threadIdx.x"),
+         h200_p2("p2_2d_col", path) if square else None),
+        ((16, 16), "x_col", t("block(16, 16)，col = threadIdx.x：warp 读两行各 16 个", "block(16,16), col from x"), None),
+        ((8, 32), "x_col", t("block(8, 32)，col = threadIdx.x：warp 读四行各 8 个", "block(8,32), col from x"), None),
     ]
     rows = []
-    for block, how, label in cases:
+    for block, how, label, h200 in cases:
         def kernel(blk, a, M, N, how=how):
             fast = blk.bx * blk.bdx + blk.tx
             slow = blk.by * blk.bdy + blk.ty
@@ -383,14 +404,51 @@ def row_col_table(M: int = 64, N: int = 64) -> Table:
             with blk.where((row < M) & (col < N)):
                 blk.load(a, row * N + col, name="a", line=1)
         st = launch(kernel, grid=(-(-N // block[0]), -(-M // block[1])), block=block, args=(a, M, N))
-        rows += _line_rows(st, {1: label})
-    return Table([t("线程到元素的映射", "thread-to-element mapping"), t("sector/请求", "sectors/req"),
-                  t("每请求要的字节", "bytes asked/req"), t("每请求搬的字节", "bytes moved/req"), t("效率", "efficiency")],
+        rows += _line_rows(st, {1: (label, h200)})
+    return Table([t("线程到元素的映射", "thread-to-element mapping"), t("sector/请求", "sectors/req"), *_LINE_HEADERS],
                  rows, caption=t(f"labsim：读一个 {M}×{N} 的行主序 float 矩阵 a[row * N + col]",
-                                 f"labsim: reading a {M}×{N} row-major float matrix"))
+                                 f"labsim: reading a {M}×{N} row-major float matrix"),
+                 notes=[t("H200 一列：measurements/h200/p2/results.json（p2_2d_row、p2_2d_col，256×256）。",
+                          "H200: measurements/h200/p2/results.json")])
 
 
-def row_col_sector_maps(M: int = 64, N: int = 64) -> Figure:
+SCRIPT_KERNELS = ("p2_contig", "p2_offset1", "p2_stride2", "p2_stride4", "p2_stride8", "p2_stride32", "p2_broadcast",
+                  "p2_random", "p2_f64_contig", "p2_f32x4_contig")
+
+
+def script_launch_table(path: str | Path | None = None) -> Table:
+    """The P2 script's demo 1 as the script launches it (64 blocks × 256 threads, its own random indices):
+    labsim's sectors and requests next to the H200's (measurements/h200/p2/)."""
+    import importlib.util
+    import sys as _sys
+    script = Path(__file__).resolve().parents[1] / "lessons" / "prelude" / "02_memory_coalescing.py"
+    spec = importlib.util.spec_from_file_location("_p2_script", script)
+    mod = importlib.util.module_from_spec(spec)
+    argv, _sys.argv = _sys.argv, [str(script)]      # the script reads --quick from argv at import
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        _sys.argv = argv
+    p = Path(path) if path is not None else measurements_dir() / "p2" / "results.json"
+    rec = _read_json(p).get("kernels", {})
+    n_blocks, threads = 64, 256
+    rows = []
+    for (name, arr, index_of), kernel in zip(mod.access_patterns(n_blocks * threads), SCRIPT_KERNELS):
+        st = launch(mod.gather_kernel, grid=(n_blocks,), block=(threads,), args=(arr, index_of))
+        m = rec.get(kernel) or {}
+        h_sec, h_req = m.get(SECTORS_LD), m.get(REQUESTS_LD)
+        rows.append([name, st.gld_instr, st.gld_sectors, NOT_RECORDED if h_req is None else h_req,
+                     NOT_RECORDED if h_sec is None else h_sec,
+                     "" if h_sec is None else (t("一致", "same") if (h_sec, h_req) == (st.gld_sectors, st.gld_instr)
+                                               else t("不同", "differs"))])
+    return Table([t("模式（脚本的演示 1）", "pattern (script demo 1)"), t("labsim：请求", "labsim requests"),
+                  t("labsim：sector", "labsim sectors"), t("H200：请求", "H200 requests"), t("H200：sector", "H200 sectors"),
+                  t("对照", "check")], rows,
+                 caption=t(f"脚本的启动：{n_blocks} 个 block × {threads} 个线程", "the script's launch"),
+                 notes=[t("H200：measurements/h200/p2/results.json（p2.cu 用脚本自己的随机下标）。", "H200: p2/results.json")])
+
+
+def row_col_sector_maps(M: int = 256, N: int = 256) -> Figure:
     """Sector maps of one warp reading along a row and along a column of a row-major matrix (labsim)."""
     along_row = one_warp(np.arange(WARP), 4)
     along_col = one_warp(np.arange(WARP) * N, 4)
@@ -477,12 +535,16 @@ def estimate_table(n: int = 1024) -> Table:
                            f"labsim estimate, {n}×{n}: max(HBM, shared)"))
 
 
-def bandwidth_table(n: int = 1024, path: str | Path | None = None) -> Table:
-    """Effective bandwidth as a ratio to copy: Harris's measurements (external), labsim's estimate on the same
-    preset, and the H200 (recorded here, or "not recorded"); the estimate's error is the last column."""
+def bandwidth_table(n: int = 1024, path: str | Path | None = None, h200_n: int = 8192) -> Table:
+    """Effective bandwidth as a ratio to copy: Harris's measurements (external, n×n), labsim's estimate on the
+    same preset, and the H200 (recorded here at ``h200_n``, or "not recorded"); the estimate's error last.
+
+    labsim's ratio does not depend on the size (sectors and wavefronts both grow as n²), so the n×n estimate
+    stands for every size; the H200 is compared at 8192×8192, where copy is not dominated by launch latency.
+    """
     est = estimates(n)
     h200, _ = h200_bandwidth(path)
-    copy_h200 = h200.get(("copy", n))
+    copy_h200 = h200.get(("copy", h200_n))
     rows = []
     for _, name, _, label in TRANSPOSES:
         cells = [label]
@@ -492,48 +554,55 @@ def bandwidth_table(n: int = 1024, path: str | Path | None = None) -> Table:
             model = est[name][gpu]["gbps"] / est["copy"][gpu]["gbps"]
             cells += [round(meas, 2), round(model, 2)]
             errs.append(f"{gpu} {model / meas:.2f}×")
-        rec = h200.get((name, n))
+        rec = h200.get((name, h200_n))
         model = est[name]["H200"]["gbps"] / est["copy"]["H200"]["gbps"]
         if rec and copy_h200:
             meas = rec["gbps_median"] / copy_h200["gbps_median"]
             cells += [round(meas, 2), round(model, 2)]
             errs.append(f"H200 {model / meas:.2f}×")
         else:
-            cells += [t("未记录", "not recorded"), round(model, 2)]
+            cells += [NOT_RECORDED, round(model, 2)]
         cells.append("，".join(errs))
         rows.append(cells)
     return Table([t("内核", "kernel"), t("M2050 实测（Harris）", "M2050 Harris"), t("M2050 labsim", "M2050 labsim"),
                   t("K20c 实测（Harris）", "K20c Harris"), t("K20c labsim", "K20c labsim"),
-                  t("H200 实测（本仓库）", "H200 measured"), t("H200 labsim", "H200 labsim"),
+                  t(f"H200 实测（本仓库，{h200_n}×{h200_n}）", "H200 measured"), t("H200 labsim", "H200 labsim"),
                   t("labsim ÷ 实测", "labsim / measured")], rows,
-                 caption=t(f"有效带宽相对 copy 的比值（{n}×{n} float；1.00 = 和 copy 一样快）",
-                           f"effective bandwidth relative to copy ({n}×{n})"),
-                 notes=[t(f"Harris 的数字是外部来源：{HARRIS_SOURCE}", f"Harris: {HARRIS_SOURCE}")])
+                 caption=t(f"有效带宽相对 copy 的比值（float 矩阵；1.00 = 和 copy 一样快）",
+                           "effective bandwidth relative to copy"),
+                 notes=[t(f"Harris 的数字是外部来源（{n}×{n}）：{HARRIS_SOURCE}", f"Harris: {HARRIS_SOURCE}"),
+                        t("labsim 的比值与矩阵大小无关（sector 和 wavefront 都与 n² 成正比）。", "labsim's ratio is size-free.")])
 
 
-def h200_bandwidth_table(path: str | Path | None = None) -> Table:
+def h200_bandwidth_table(path: str | Path | None = None, sizes: Sequence[int] = (1024, 8192)) -> Table:
     """The H200's recorded effective bandwidth (GB/s, 2·n²·4 bytes / median time) next to labsim's estimate."""
     recs, meta = h200_bandwidth(path)
+    est = estimates(1024)                     # labsim's effective bandwidth does not depend on n (see above)
     rows = []
-    for n in (1024, 8192):
-        est = estimates(n) if n <= 1024 else None
+    for n in sizes:
         for _, name, _, label in TRANSPOSES:
             r = recs.get((name, n))
-            model = round(est[name]["H200"]["gbps"]) if est else "—"
+            model = round(est[name]["H200"]["gbps"])
             if r:
                 rows.append([label, n, round(r["gbps_median"]), round(r["gbps_min"]), round(r["gbps_max"]), r["runs"],
-                             model, "—" if model == "—" else f"{model / r['gbps_median']:.2f}×"])
+                             model, f"{model / r['gbps_median']:.2f}×"])
             else:
-                rows.append([label, n, t("未记录", "not recorded"), "", "", "", model, ""])
-    notes = [t(f"记录：{meta.get('gpu', 'H200')}，驱动 {meta.get('driver', '?')}，nvcc {meta.get('nvcc', '?')}，"
-               f"{meta.get('date', '?')}；命令：{meta.get('command', '?')}", "recorded run")] if meta else \
-        [t("本机没有 measurements/h200/bandwidth/results.json：H200 一列未记录。", "no H200 bandwidth recording")]
-    notes.append(t("labsim 只对 1024×1024 估计（8192×8192 超出模拟器一次启动的规模上限）。",
-                   "labsim estimates 1024×1024 only."))
+                rows.append([label, n, NOT_RECORDED, "", "", "", model, ""])
+    if meta:
+        timing = str(meta.get("command", "?")).split("; DRAM bytes")[0]
+        notes = [t(f"记录：{meta.get('gpu', 'H200')}，驱动 {meta.get('driver', '?')}，nvcc {meta.get('nvcc', '?')}"
+                   f"（{meta.get('nvcc_flags', '')}），{meta.get('date', '?')}。", "recorded run"),
+                 t(f"测时命令：{timing}。源码 {meta.get('source', 'measurements/h200/bandwidth/bandwidth.cu')}。",
+                   f"timing: {timing}")]
+    else:
+        notes = [t("本机没有 measurements/h200/bandwidth/results.json：H200 一列未记录。", "no H200 bandwidth recording")]
+    peak = get_gpu("H200").dram_bandwidth / 1e9
+    notes.append(t(f"labsim 的估计按 H200 预设的峰值带宽（{peak:.0f} GB/s）计，与 n 无关。", "labsim: peak bandwidth, any n."))
     return Table([t("内核", "kernel"), "n", t("H200 中位数（GB/s）", "H200 median GB/s"), t("最小", "min"),
                   t("最大", "max"), t("次数", "runs"), t("labsim 估计（GB/s）", "labsim GB/s"),
                   t("labsim ÷ 实测", "labsim / measured")], rows,
-                 caption=t("H200 实测有效带宽（本仓库记录）", "H200 effective bandwidth (recorded)"), notes=notes)
+                 caption=t("H200 实测有效带宽（本仓库记录）与 labsim 的估计", "H200 effective bandwidth (recorded)"),
+                 notes=notes)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -73,14 +73,25 @@ def test_missing_recordings_say_not_recorded(tmp_path):
 
 
 def test_aos_soa_and_row_col_tables():
-    aos = {r[0]: r for r in p2.aos_soa_table(1024).data}
-    vals = list(aos.values())
-    # AoS field: lane k reads byte 16k -> stride 16 B; SoA: contiguous; float4 of the struct: 16 B per lane
-    assert vals[0][1] == brute_sectors(16 * LANES, [True] * 32, 4) == 16
-    assert vals[5][1] == brute_sectors(16 * LANES, [True] * 32, 16) == 16 and vals[5][4] == "100%"
-    assert vals[6][1] == brute_sectors(4 * LANES, [True] * 32, 4) == 4
-    rc = p2.row_col_table(64, 64).data
-    assert [r[1] for r in rc] == [4, brute_sectors(4 * 64 * LANES, [True] * 32, 4), 4, 4]
+    vals = p2.aos_soa_table(1024).data
+    # AoS field of a 12-byte struct: lane k reads byte 12k (+4f); SoA: contiguous; a 16-byte struct as float4
+    for f in range(3):
+        assert vals[1 + f][1] == brute_sectors(12 * LANES + 4 * f, [True] * 32, 4) == 12
+    assert vals[0][1] == 12 and vals[0][4] == "33.3%"
+    assert [r[1] for r in vals[4:7]] == [brute_sectors(4 * LANES, [True] * 32, 4)] * 3 == [4] * 3
+    assert vals[7][1] == brute_sectors(16 * LANES, [True] * 32, 16) == 16 and vals[7][4] == "100%"
+    recorded = json.loads((p2.measurements_dir() / "p2" / "results.json").read_text())["kernels"]
+    per = {k: v[p2.SECTORS_LD] / v[p2.REQUESTS_LD] for k, v in recorded.items() if v.get(p2.REQUESTS_LD)}
+    assert [r[5] for r in vals] == [per["p2_aos3_x"]] + [per["p2_aos3_xyz"]] * 3 + [per["p2_soa3_xyz"]] * 3 + \
+        [per["p2_f32x4_contig"]]
+    rc = p2.row_col_table(256, 256).data
+    assert [r[1] for r in rc] == [4, brute_sectors(4 * 256 * LANES, [True] * 32, 4), 4, 4]
+    assert rc[0][5] == per["p2_2d_row"] == 4 and rc[1][5] == per["p2_2d_col"] == 32
+
+
+def test_script_launch_matches_h200():
+    rows = p2.script_launch_table().data
+    assert len(rows) == 10 and all(r[5] in ("一致", "same") for r in rows)
 
 
 def test_transpose_counts_split_loads_and_stores():
@@ -100,7 +111,7 @@ def test_bandwidth_ratios_are_computed(tmp_path):
                                         ("transpose_tiled_pad1", 0.011, 2700.0))]}
     path = tmp_path / "bw.json"
     path.write_text(json.dumps(rec))
-    tab = p2.bandwidth_table(1024, path)
+    tab = p2.bandwidth_table(1024, path, h200_n=1024)
     naive = tab.data[1]
     assert naive[1] == round(18.8 / 105.2, 2) and naive[3] == round(55.3 / 136.0, 2)
     assert naive[5] == 0.5
