@@ -583,11 +583,15 @@ def h200_bandwidth_table(path: str | Path | None = None, sizes: Sequence[int] = 
         for _, name, _, label in TRANSPOSES:
             r = recs.get((name, n))
             model = round(est[name]["H200"]["gbps"])
+            copy = recs.get(("copy", n))
             if r:
+                dram = r["dram_bytes_read"] + r["dram_bytes_write"]
+                base = copy["dram_bytes_read"] + copy["dram_bytes_write"] if copy else 0
                 rows.append([label, n, round(r["gbps_median"]), round(r["gbps_min"]), round(r["gbps_max"]), r["runs"],
+                             round(dram / 2**20, 1), f"{dram / base:.2f}×" if base else "—",
                              model, f"{model / r['gbps_median']:.2f}×"])
             else:
-                rows.append([label, n, NOT_RECORDED, "", "", "", model, ""])
+                rows.append([label, n, NOT_RECORDED, "", "", "", "", "", model, ""])
     if meta:
         timing = str(meta.get("command", "?")).split("; DRAM bytes")[0]
         notes = [t(f"记录：{meta.get('gpu', 'H200')}，驱动 {meta.get('driver', '?')}，nvcc {meta.get('nvcc', '?')}"
@@ -599,7 +603,8 @@ def h200_bandwidth_table(path: str | Path | None = None, sizes: Sequence[int] = 
     peak = get_gpu("H200").dram_bandwidth / 1e9
     notes.append(t(f"labsim 的估计按 H200 预设的峰值带宽（{peak:.0f} GB/s）计，与 n 无关。", "labsim: peak bandwidth, any n."))
     return Table([t("内核", "kernel"), "n", t("H200 中位数（GB/s）", "H200 median GB/s"), t("最小", "min"),
-                  t("最大", "max"), t("次数", "runs"), t("labsim 估计（GB/s）", "labsim GB/s"),
+                  t("最大", "max"), t("次数", "runs"), t("显存读+写（MiB，ncu）", "DRAM MiB (ncu)"),
+                  t("显存字节（相对 copy）", "DRAM vs copy"), t("labsim 估计（GB/s）", "labsim GB/s"),
                   t("labsim ÷ 实测", "labsim / measured")], rows,
                  caption=t("H200 实测有效带宽（本仓库记录）与 labsim 的估计", "H200 effective bandwidth (recorded)"),
                  notes=notes)

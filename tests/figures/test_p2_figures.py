@@ -117,8 +117,20 @@ def test_bandwidth_ratios_are_computed(tmp_path):
     assert naive[5] == 0.5
     est = p2.estimates(1024)
     assert naive[6] == round(est["transpose_naive"]["H200"]["gbps"] / est["copy"]["H200"]["gbps"], 2)
-    h = p2.h200_bandwidth_table(path)
-    assert h.data[0][2] == 3000
+    h = p2.h200_bandwidth_table(path, sizes=(1024,))
+    assert h.data[0][2] == 3000 and h.data[0][7] == "—"          # no DRAM bytes recorded in this fixture
+
+
+def test_h200_bandwidth_table_reads_the_recording():
+    rec = json.loads((p2.measurements_dir() / "bandwidth" / "results.json").read_text())
+    by = {(r["name"], r["n"]): r for r in rec["records"]}
+    rows = p2.h200_bandwidth_table().data
+    naive = next(r for r in rows if r[1] == 8192 and "朴素" in r[0] or r[1] == 8192 and "naive" in r[0])
+    r, c = by[("transpose_naive", 8192)], by[("copy", 8192)]
+    assert naive[2] == round(r["gbps_median"])
+    dram = r["dram_bytes_read"] + r["dram_bytes_write"]
+    assert naive[7] == f"{dram / (c['dram_bytes_read'] + c['dram_bytes_write']):.2f}×"
+    assert naive[2] == round(2 * 8192 * 8192 * 4 / (r["median_ms"] * 1e-3) / 1e9)     # Harris's definition
 
 
 def test_sector_maps_draw():
