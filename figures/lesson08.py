@@ -1,0 +1,553 @@
+"""Lesson 8 (naive transpose, coalesced access): every number and figure the lesson shows, computed on labsim
+or read from the H200 recordings in ``measurements/h200/``.
+
+The kernels are the lesson's own CUDA C (grading's ``lesson08/template.cu`` with its blank filled) run by
+``labsim.cuda``; a lesson cell calls one function here and shows the Table or Figure it returns.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from labsim import launch
+from labsim.errors import LabsimError
+from labsim.gpus import get_gpu
+from labsim.stats import estimate_time
+
+from ._fonts import t
+from .sectors import draw_sector_maps
+from .table import Table
+
+TILE_DIM, BLOCK_ROWS = 32, 8
+HOST = "launch_transpose_naive"
+# The fills the lesson runs: the copy is the same kernel with the output index equal to the input index.
+COPY_BLANK = "row * N + col"
+REFERENCE_BLANK = "col * M + row"
+SQUARE_ONLY_BLANK = "col * N + row"
+
+# The other naive transpose: a warp reads down a column of input (stride N) and writes a row of output.
+COLREAD_SOURCE = """\
+#include <cuda_runtime.h>
+
+constexpr int TILE_DIM = 32;
+constexpr int BLOCK_ROWS = 8;
+
+__global__ void transpose_colread_kernel(const float* __restrict__ input, float* __restrict__ output,
+                                         int M, int N) {
+    int x = blockIdx.x * TILE_DIM + threadIdx.x;   // output column = input row
+    int y = blockIdx.y * TILE_DIM + threadIdx.y;   // output row = input column
+    for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS) {
+        int row = y + j;
+        int col = x;
+        if (row < N && col < M) {
+            float v = input[col * N + row];
+            output[row * M + col] = v;
+        }
+    }
+}
+
+void launch_transpose_colread(const float* input, float* output, int M, int N, cudaStream_t stream) {
+    dim3 block(TILE_DIM, BLOCK_ROWS);
+    dim3 grid((M + TILE_DIM - 1) / TILE_DIM, (N + TILE_DIM - 1) / TILE_DIM);
+    transpose_colread_kernel<<<grid, block, 0, stream>>>(input, output, M, N);
+}
+"""
+
+# Each thread of the lesson's launch writes down which (row, col) it handles, for the mapping table.
+MAPPING_SOURCE = """\
+constexpr int TILE_DIM = 32;
+constexpr int BLOCK_ROWS = 8;
+
+__global__ void whoami(int* rows, int* cols, int M, int N) {
+    int x = blockIdx.x * TILE_DIM + threadIdx.x;
+    int y = blockIdx.y * TILE_DIM + threadIdx.y;
+    int t = ((blockIdx.y * gridDim.x + blockIdx.x) * (TILE_DIM * BLOCK_ROWS) + threadIdx.y * TILE_DIM
+             + threadIdx.x) * (TILE_DIM / BLOCK_ROWS);
+    for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS) {
+        int row = y + j;
+        int col = x;
+        rows[t + j / BLOCK_ROWS] = row;
+        cols[t + j / BLOCK_ROWS] = col;
+    }
+}
+"""
+
+LD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+ST_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+LD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+ST_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
+
+# External figures (not measured by this course): Mark Harris, "An Efficient Matrix Transpose in CUDA C/C++",
+# NVIDIA technical blog, 2013; effective bandwidth in GB/s of a 1024×1024 float matrix.
+HARRIS_URL = "https://developer.nvidia.com/blog/efficient-matrix-transpose-cuda-cc/"
+HARRIS = {"M2050": {"copy": 105.2, "transpose_naive": 18.8}, "K20c": {"copy": 136.0, "transpose_naive": 55.3}}
+
+BANDWIDTH_KERNELS = (
+    ("copy", t("copy（不转置，基线）", "copy (baseline)")),
+    ("transpose_naive", t("朴素转置：读合并、写跨步（本课）", "naive: coalesced read, strided write")),
+    ("transpose_naive_colread", t("朴素转置：读跨步、写合并", "naive: strided read, coalesced write")),
+)
+BANDWIDTH_SIZES = (1024, 8192)
+
+
+# ---- the lesson's kernels on labsim ------------------------------------------------------------------------
+
+def template_path() -> Path:
+    import grading
+    return Path(grading.__file__).resolve().parent / "exercises" / "lesson08" / "template.cu"
+
+
+def lesson_source(blank: str = REFERENCE_BLANK, *, guard: str | None = None) -> str:
+    """The lesson's CUDA exercise with the blank filled and, for the demos, the bounds guard replaced
+    (``guard`` is the new condition, e.g. ``"true"``). Line numbers never shift."""
+    src = template_path().read_text(encoding="utf-8")
+    if src.count("______") != 1:
+        raise ValueError(f"lesson_source: {template_path()} must hold the blank ______ exactly once")
+    src = src.replace("______", blank)
+    if guard is not None:
+        old = "if (row < M && col < N) {"
+        if src.count(old) != 1:
+            raise ValueError(f"lesson_source: expected one {old!r} in {template_path()}")
+        src = src.replace(old, f"if ({guard}) {{")
+    return src
+
+
+def _matrix(M: int, N: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal((M, N)).astype(np.float32)
+
+
+def run_kernel(kind: str, M: int, N: int, *, seed: int = 0, blank: str | None = None, guard: str | None = None):
+    """Run one of the lesson's kernels on a random M×N float32 matrix with labsim.cuda.
+
+    ``kind``: "copy" (the template with the output index equal to the input's), "naive" (the template with
+    ``blank``, the reference fill by default) or "colread" (strided read, coalesced write). Returns
+    (result, input, output as the kernel left it, expected output); never-written elements are NaN.
+    """
+    from labsim.cuda import compile as compile_cuda
+    a = _matrix(M, N, seed)
+    if kind == "colread":
+        prog, host = compile_cuda(COLREAD_SOURCE, "08_transpose_colread.cu"), "launch_transpose_colread"
+    elif kind in ("copy", "naive"):
+        fill = COPY_BLANK if kind == "copy" else (blank or REFERENCE_BLANK)
+        prog, host = compile_cuda(lesson_source(fill, guard=guard), "08_transpose_naive.cu"), HOST
+    else:
+        raise ValueError(f"unknown kernel {kind!r}; choose copy, naive or colread")
+    out = np.full(M * N, np.nan, dtype=np.float32)
+    res = prog.call(host, a.reshape(-1), out, M, N, 0)
+    want = a.reshape(-1) if kind == "copy" else a.T.reshape(-1)
+    return res, a, out, want
+
+
+def _instr(res, op: str):
+    return next(s for s in res.instructions if s.space == "global" and s.op == op)
+
+
+def _per_request(s) -> float:
+    return s.cost / s.requests if s.requests else 0.0
+
+
+def _efficiency(s, sector_bytes: int = 32) -> float:
+    """Bytes the lanes asked for / bytes the sectors carry, in percent."""
+    return 100.0 * s.bytes_requested / (s.cost * sector_bytes) if s.cost else 0.0
+
+
+def _pct(v: float) -> str:
+    return f"{v:.1f}".rstrip("0").rstrip(".") + "%"
+
+
+# ---- before the exercise -------------------------------------------------------------------------------------
+
+def mapping_table(M: int = 70, N: int = 100, threads=((1, 0, 0, 0), (1, 0, 1, 0), (1, 0, 31, 0),
+                                                       (1, 0, 0, 1), (1, 0, 0, 7), (0, 2, 5, 3))) -> Table:
+    """Which (row, col) each listed thread (blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y) handles in the
+    four j iterations; computed by running the lesson's index arithmetic on labsim.cuda."""
+    from labsim.cuda import compile as compile_cuda
+    grid = (-(-N // TILE_DIM), -(-M // TILE_DIM))
+    per = TILE_DIM // BLOCK_ROWS
+    total = grid[0] * grid[1] * TILE_DIM * BLOCK_ROWS * per
+    rows, cols = np.full(total, -1, dtype=np.int32), np.full(total, -1, dtype=np.int32)
+    prog = compile_cuda(MAPPING_SOURCE, "whoami.cu")
+    prog.launch("whoami", grid, (TILE_DIM, BLOCK_ROWS), (rows, cols, M, N))
+    out = []
+    for bx, by, tx, ty in threads:
+        t0 = ((by * grid[0] + bx) * TILE_DIM * BLOCK_ROWS + ty * TILE_DIM + tx) * per
+        pairs = []
+        for k in range(per):
+            r, c = int(rows[t0 + k]), int(cols[t0 + k])
+            inside = r < M and c < N
+            pairs.append(f"({r}, {c})" + ("" if inside else t(" 越界，跳过", " outside, skipped")))
+        warp = (ty * TILE_DIM + tx) // 32
+        out.append([f"({bx}, {by})", f"({tx}, {ty})", warp, tx % 32, *pairs])
+    heads = [t("blockIdx (x, y)", "blockIdx"), t("threadIdx (x, y)", "threadIdx"), t("block 内 warp", "warp"),
+             "lane"] + [f"j = {j}: (row, col)" for j in range(0, TILE_DIM, BLOCK_ROWS)]
+    return Table(heads, out, caption=t(f"labsim.cuda：本课的下标算术，{M}×{N} 矩阵，grid {grid}，block (32, 8)",
+                                       f"labsim.cuda: the lesson's index arithmetic, {M}×{N}, grid {grid}"))
+
+
+def stride_table(strides=(1, 2, 4, 8, 16, 32, 1024), n: int = 1024) -> Table:
+    """One warp storing float32 at ``addr = base + 4 * stride * lane``: sectors, bytes moved, efficiency."""
+    rows = []
+    for s in strides:
+        def kernel(blk, out, stride=s):
+            blk.store(out, blk.lane * stride, 1.0, name="out", line=1)
+        buf = np.zeros(32 * s, dtype=np.float32)
+        st = launch(kernel, grid=1, block=32, args=(buf,), name="strided_store")
+        ins = st.instructions[0]
+        rows.append([s, 4 * s, ins.cost, ins.cost * 32, ins.bytes_requested, _pct(_efficiency(ins))])
+    return Table([t("相邻 lane 相隔（个 float）", "stride (floats)"), t("相隔（字节）", "stride (bytes)"),
+                  t("sector/请求", "sectors/request"), t("搬运字节", "bytes moved"),
+                  t("线程要的字节", "bytes requested"), t("效率", "efficiency")], rows,
+                 caption=t("labsim：一个 warp 的 32 个 lane 各写一个 float，地址按固定步长递增",
+                           "labsim: one warp, 32 lanes each storing one float at a fixed stride"))
+
+
+def copy_table(n: int = 256) -> Table:
+    """The lesson's kernel as a copy (output index = input index) on an n×n matrix: the baseline."""
+    return _kernel_table([("copy", t("copy（输出下标 = 输入下标）", "copy"))], n)
+
+
+def _kernel_table(kinds, n: int) -> Table:
+    rows, copy_total = [], None
+    for kind, label in kinds:
+        res, _, out, want = run_kernel(kind, n, n)
+        ld, st = _instr(res, "ld"), _instr(res, "st")
+        total = ld.cost + st.cost
+        if copy_total is None:
+            copy_total = total if kind == "copy" else 2 * ld.requests * 4   # 4 sectors per full float32 request
+        useful = ld.bytes_requested + st.bytes_requested
+        rows.append([label, _per_request(ld), _per_request(st), _pct(_efficiency(ld)), _pct(_efficiency(st)),
+                     round(total * 32 / useful, 2), t("对", "right") if np.array_equal(out, want) else t("错", "wrong")])
+    return Table([t("内核", "kernel"), t("读：sector/请求", "load: sectors/req"),
+                  t("写：sector/请求", "store: sectors/req"), t("读效率", "load efficiency"),
+                  t("写效率", "store efficiency"), t("搬运字节 / 有用字节", "bytes moved per useful byte"),
+                  t("结果", "result")], rows,
+                 caption=t(f"labsim.cuda：本课的内核，{n}×{n} float32，block 32×8",
+                           f"labsim.cuda: the lesson's kernels, {n}×{n} float32, block 32×8"))
+
+
+def copy_sector_maps(n: int = 256) -> Figure:
+    """Sector maps of one warp's load and store in the copy."""
+    res, *_ = run_kernel("copy", n, n)
+    return draw_sector_maps([_instr(res, "ld").sample, _instr(res, "st").sample],
+                            [t("copy 读 input", "copy: load"), t("copy 写 output", "copy: store")])
+
+
+def line_table(res) -> Table:
+    """Per source line of a labsim.cuda result: each global instruction's requests, sectors, efficiency."""
+    rows = []
+    for s in sorted((s for s in res.instructions if s.space == "global"), key=lambda s: (s.line or 0, s.op)):
+        rows.append([s.line or 0, res.source_line(s.line or 0).strip(), t("读", "load") if s.op == "ld" else t("写", "store"),
+                     s.requests, s.cost, _per_request(s), _pct(_efficiency(s))])
+    return Table([t("行", "line"), t("代码", "source"), t("操作", "op"), t("请求", "requests"), "sector",
+                  t("sector/请求", "sectors/req"), t("效率", "efficiency")], rows)
+
+
+def run_file(path: str | Path = "/tmp/08_copy.cu", host: str = "launch_copy", M: int = 256, N: int = 256) -> Figure:
+    """Compile a CUDA file with labsim.cuda, run its host launcher on a random M×N matrix, print the per-line
+    counters and whether the output equals the input, and return sector maps of one warp's load and store.
+
+    For the lesson's editable copy kernel; labsim errors (a typo, an out-of-bounds index) are printed, not
+    raised, so the student sees the message and the line.
+    """
+    from labsim.cuda import compile as compile_cuda
+    p = Path(path)
+    try:
+        prog = compile_cuda(p.read_text(encoding="utf-8"), p.name)
+        a = _matrix(M, N, 0)
+        out = np.full(M * N, np.nan, dtype=np.float32)
+        res = prog.call(host, a.reshape(-1), out, M, N, 0)
+    except (LabsimError, OSError) as e:
+        print(f"{type(e).__name__}: {e}")
+        return None
+    print(line_table(res))
+    same = np.array_equal(out, a.reshape(-1))
+    print(t(f"{M}×{N} 矩阵：输出{'等于' if same else '不等于'}输入（copy 应当相等）。",
+            f"{M}×{N}: output {'equals' if same else 'differs from'} the input."))
+    samples = [s.sample for s in sorted(res.instructions, key=lambda s: (s.line or 0, s.op)) if s.space == "global"]
+    return draw_sector_maps(samples, [f"{t('第', 'line ')}{s.line}{t(' 行', '')} {t('读', 'load') if s.op == 'ld' else t('写', 'store')}"
+                                      for s in samples])
+
+
+# ---- the student's kernel (check cell) -------------------------------------------------------------------------
+
+def check_sector_maps(report) -> Figure | None:
+    """Sector maps of one warp's load and store of the student's kernel, from the check report; when the check
+    could not run the kernel (blank unfilled, syntax error), says so and returns None."""
+    samples = getattr(report, "samples", None) or {}
+    load, store = samples.get("load"), samples.get("store")
+    if load is None or store is None:
+        print(t("（没有可画的 sector 图：检查没能运行你的内核，先按上面的说明改好填空。）",
+                "(no sector map: the check could not run your kernel)"))
+        return None
+    return draw_sector_maps([load, store], [t("你的内核：读 input", "your load"), t("你的内核：写 output", "your store")])
+
+
+# ---- after the exercise ----------------------------------------------------------------------------------------
+
+def naive_table(n: int = 256) -> Table:
+    """Copy, the naive transpose (reference fill) and the strided-read variant on an n×n matrix."""
+    return _kernel_table([("copy", t("copy（基线）", "copy")), ("naive", t("朴素转置（本课）", "naive (this lesson)")),
+                          ("colread", t("朴素转置：读跨步、写合并", "naive, strided read"))], n)
+
+
+def naive_sector_maps(n: int = 256) -> Figure:
+    """One warp's load and store: the lesson's naive transpose and the strided-read variant."""
+    naive, *_ = run_kernel("naive", n, n)
+    col, *_ = run_kernel("colread", n, n)
+    return draw_sector_maps([_instr(naive, "ld").sample, _instr(naive, "st").sample, _instr(col, "ld").sample,
+                             _instr(col, "st").sample],
+                            [t("本课：读 input", "naive: load"), t("本课：写 output", "naive: store"),
+                             t("读跨步版：读 input", "strided read: load"), t("读跨步版：写 output", "strided read: store")])
+
+
+def store_lane_table(M: int = 256, N: int = 256) -> Table:
+    """The worked example: for each lane of one warp's load and store, the element, its byte offset from the
+    array's start and its 32-byte sector (block (0,0), warp 0, j = 0: lane 0 touches element 0 of both)."""
+    res, *_ = run_kernel("naive", M, N)
+    ld, st = _instr(res, "ld").sample, _instr(res, "st").sample
+    ld_off, st_off = ld.addr - ld.addr[0], st.addr - st.addr[0]
+    if ld.addr[0] % 32 or st.addr[0] % 32:
+        raise ValueError("store_lane_table: array bases must be 32-byte aligned for sector numbers to hold")
+    rows = []
+    for lane in range(32):
+        li, si = int(ld_off[lane]) // 4, int(st_off[lane]) // 4
+        rows.append([lane, f"input[{li // N}][{li % N}]", int(ld_off[lane]), int(ld_off[lane]) // 32,
+                     f"output[{si // M}][{si % M}]", int(st_off[lane]), int(st_off[lane]) // 32])
+    rows.append([t("合计", "total"), "", "", t(f"{ld.sectors} 个 sector", f"{ld.sectors} sectors"), "", "",
+                 t(f"{st.sectors} 个 sector", f"{st.sectors} sectors")])
+    return Table(["lane", t("读的元素", "load element"), t("读：字节偏移", "load byte"), t("读：sector", "load sector"),
+                  t("写的元素", "store element"), t("写：字节偏移", "store byte"), t("写：sector", "store sector")],
+                 rows, caption=t(f"labsim.cuda：{M}×{N} 矩阵，block (0,0) 的 warp 0 在 j = 0 时的读和写（参考填法）；"
+                                 "字节偏移和 sector 从数组开头数",
+                                 f"labsim.cuda: {M}×{N}, block (0,0), warp 0, j = 0 (reference fill)"))
+
+
+_OOB = re.compile(r"(\w+)\[(-?\d+)\] but \w+ has (\d+) elements")
+
+
+def _outcome(e: LabsimError) -> str:
+    m = _OOB.search(str(e))
+    if m:
+        return t(f"越界：{m.group(1)}[{m.group(2)}]（只有 {m.group(3)} 个元素）",
+                 f"out of bounds: {m.group(1)}[{m.group(2)}] of {m.group(3)}")
+    return f"{type(e).__name__}: {getattr(e, 'message', e)}"
+
+
+def shape_table(blanks=(REFERENCE_BLANK, SQUARE_ONLY_BLANK, "row * M + col"),
+                shapes=((64, 64), (64, 96), (96, 64), (1, 2), (2, 1), (33, 47))) -> Table:
+    """Each fill of the blank on square and non-square shapes: right, wrong (how many elements) or the error."""
+    rows = []
+    for blank in blanks:
+        row = [f"output[{blank}]"]
+        for M, N in shapes:
+            try:
+                _, _, out, want = run_kernel("naive", M, N, blank=blank)
+                bad = int(np.count_nonzero(~(out == want)))
+                row.append(t("对", "right") if bad == 0 else t(f"错 {bad}/{M * N}", f"wrong {bad}/{M * N}"))
+            except LabsimError as e:
+                row.append(_outcome(e))
+        rows.append(row)
+    return Table([t("填法", "fill")] + [f"{M}×{N}" for M, N in shapes], rows,
+                 caption=t("labsim.cuda：同一个内核，三种填法，方阵与非方阵", "labsim.cuda: three fills, square and not"))
+
+
+def bounds_table(M: int = 65, N: int = 45) -> Table:
+    """The bounds guard of the lesson's kernel (reference fill) on a matrix that is not a multiple of 32."""
+    variants = [(t("row < M && col < N（本课）", "row < M && col < N"), None),
+                (t("删掉守卫", "guard removed"), "true"),
+                (t("只查行：row < M", "row only"), "row < M"),
+                (t("行列写反：row < N && col < M", "swapped"), "row < N && col < M")]
+    rows = []
+    for label, guard in variants:
+        try:
+            _, _, out, want = run_kernel("naive", M, N, guard=guard)
+            bad = int(np.count_nonzero(~(out == want)))
+            rows.append([label, t("结果正确", "right") if bad == 0 else t(f"结果错误（{bad} 个元素）", f"wrong ({bad})")])
+        except LabsimError as e:
+            rows.append([label, _outcome(e)])
+    return Table([t("边界守卫", "guard"), t("labsim 的结果", "labsim outcome")], rows,
+                 caption=t(f"labsim.cuda：本课的内核，{M}×{N} 矩阵（不是 32 的倍数）",
+                           f"labsim.cuda: the lesson's kernel, {M}×{N}"))
+
+
+def block_shape_table(shapes=((32, 8), (16, 16), (8, 32)), n: int = 256) -> Table:
+    """Q1: one thread per element with block (bx, by): sectors per request of the naive load and store."""
+    rows = []
+    for bx, by in shapes:
+        def kernel(blk, inp, out, M, N, bx=bx, by=by):
+            x = blk.bx * bx + blk.tx
+            y = blk.by * by + blk.ty
+            with blk.where((y < M) & (x < N)):
+                v = blk.load(inp, y * N + x, name="input", line=1)
+                blk.store(out, x * M + y, v, name="output", line=2)
+        a = _matrix(n, n, 0)
+        b = np.zeros((n, n), dtype=np.float32)
+        st = launch(kernel, grid=(n // bx, n // by), block=(bx, by), args=(a, b, n, n), name="transpose_naive")
+        ld = next(s for s in st.instructions if s.op == "ld")
+        sto = next(s for s in st.instructions if s.op == "st")
+        rows.append([f"dim3({bx}, {by})", 32 // bx, _per_request(ld), _per_request(sto), _pct(_efficiency(sto)),
+                     t("对", "right") if np.array_equal(b, a.T) else t("错", "wrong")])
+    return Table([t("block", "block"), t("一个 warp 覆盖几行", "rows per warp"), t("读：sector/请求", "load"),
+                  t("写：sector/请求", "store"), t("写效率", "store efficiency"), t("结果", "result")], rows,
+                 caption=t(f"labsim：朴素转置，每个线程一个元素，{n}×{n}", f"labsim: naive transpose, {n}×{n}"))
+
+
+# ---- H200 recordings --------------------------------------------------------------------------------------------
+
+def measurements_dir() -> Path:
+    """Where the repo keeps the H200 recordings (absent when the package is installed without the repo)."""
+    return Path(__file__).resolve().parents[1] / "measurements" / "h200"
+
+
+NCU_METRICS = (LD_REQUESTS, LD_SECTORS, ST_REQUESTS, ST_SECTORS)
+
+
+def ncu_table(path: str | Path | None = None, n: int = 64) -> Table:
+    """labsim next to Nsight Compute on the H200 for the copy and the naive transpose at n×n (microbench.cu)."""
+    p = Path(path) if path is not None else measurements_dir() / "results.json"
+    recorded = json.loads(p.read_text(encoding="utf-8")) if p.is_file() else {}
+    rows = []
+    for kind, kernel in (("copy", f"copy_{n}x{n}"), ("naive", f"transpose_naive_{n}x{n}")):
+        res, *_ = run_kernel(kind, n, n)
+        m = recorded.get(kernel) or {}
+        for metric in NCU_METRICS:
+            mine = int(res.metrics.get(metric, 0))
+            h = m.get(metric)
+            rows.append([kernel, metric, mine, t("（未记录）", "(not recorded)") if h is None else int(h),
+                         "" if h is None else (t("一致", "same") if int(h) == mine else t("不同", "differs"))])
+    notes = [t(f"H200 数据：{p.relative_to(measurements_dir().parent.parent) if p.is_relative_to(measurements_dir().parent.parent) else p}"
+               f"（{recorded.get('provenance', {}).get('ncu_version', 'ncu')}）", f"H200: {p.name}")] if recorded else \
+        [t("本机没有 H200 记录（measurements/h200/results.json），只显示 labsim。", "no H200 recording here")]
+    return Table([t("内核", "kernel"), t("指标（Nsight Compute）", "metric"), "labsim", t("H200 实测", "H200"),
+                  t("对照", "check")], rows,
+                 caption=t(f"{n}×{n} float32：labsim 与 H200 上的 Nsight Compute", f"{n}×{n}: labsim vs ncu"),
+                 notes=notes)
+
+
+def bandwidth_path() -> Path:
+    return measurements_dir() / "bandwidth" / "results.json"
+
+
+def load_bandwidth(path: str | Path | None = None) -> dict:
+    """The recorded H200 bandwidth run ({"meta": ..., "records": [...]}) or {} when it is not recorded."""
+    p = Path(path) if path is not None else bandwidth_path()
+    if not p.is_file():
+        return {}
+    data = json.loads(p.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("records"), list):
+        raise ValueError(f"{p}: expected {{'meta': ..., 'records': [...]}}")
+    return data
+
+
+def _record(data: dict, name: str, n: int) -> dict | None:
+    return next((r for r in data.get("records", []) if r.get("name") == name and int(r.get("n", 0)) == n), None)
+
+
+def labsim_estimate(kind: str, n: int, gpu: str = "H200", *, count_n: int = 1024) -> float:
+    """labsim's estimate_time as effective bandwidth (2·n²·4 bytes / t_est), in GB/s.
+
+    The counters are taken at ``count_n`` (a multiple of 32) and scaled by (n / count_n)²: for every shape
+    that is a multiple of 32 each warp request is the same, so the counts per element do not change (a test
+    checks this); simulating 8192² would take minutes.
+    """
+    sim = {"copy": "copy", "transpose_naive": "naive", "transpose_naive_colread": "colread"}[kind]
+    m = min(n, count_n)
+    res, *_ = run_kernel(sim, m, m)
+    est = estimate_time(res.stats if hasattr(res, "stats") else res, gpu)
+    t_est = est["t_est"] * (n / m) ** 2
+    return 2 * n * n * 4 / t_est / 1e9
+
+
+def bandwidth_table(path: str | Path | None = None) -> Table:
+    """H200 effective bandwidth (recorded: median of the timed runs, min–max) next to labsim's estimate."""
+    data = load_bandwidth(path)
+    rows = []
+    for name, label in BANDWIDTH_KERNELS:
+        for n in BANDWIDTH_SIZES:
+            est = labsim_estimate(name, n)
+            rec = _record(data, name, n) if data else None
+            if rec is None:
+                rows.append([label, f"{n}²", t("（未记录）", "(not recorded)"), "", round(est), ""])
+                continue
+            med = float(rec["gbps_median"])
+            rows.append([label, f"{n}²", round(med), f"{round(float(rec['gbps_min']))}–{round(float(rec['gbps_max']))}",
+                         round(est), f"{est / med:.2f}×"])
+    notes = []
+    meta = data.get("meta", {}) if data else {}
+    if data:
+        notes.append(t(f"H200 记录：{meta.get('gpu', 'H200')}，驱动 {meta.get('driver', '?')}，nvcc {meta.get('nvcc', '?')}，"
+                       f"{meta.get('date', '?')}；命令：{meta.get('command', '?')}",
+                       f"H200 recording: {meta}"))
+    else:
+        notes.append(t("本机没有 H200 带宽记录（measurements/h200/bandwidth/results.json），H200 一列未记录。",
+                       "no H200 bandwidth recording here"))
+    return Table([t("内核", "kernel"), "n", t("H200 实测中位数（GB/s）", "H200 median (GB/s)"),
+                  t("H200 最小–最大", "H200 min–max"), t("labsim 估计（GB/s）", "labsim estimate (GB/s)"),
+                  t("估计 / 实测", "estimate / measured")], rows,
+                 caption=t("有效带宽 = 2·n²·4 字节 / 内核时间（Harris 的定义），float32，block 32×8",
+                           "effective bandwidth = 2·n²·4 bytes / kernel time"), notes=notes)
+
+
+def estimate_error_text(path: str | Path | None = None) -> str:
+    """One sentence: how far labsim's estimate is from the H200 recording, computed from the data."""
+    data = load_bandwidth(path)
+    ratios = []
+    for name, _ in BANDWIDTH_KERNELS:
+        for n in BANDWIDTH_SIZES:
+            rec = _record(data, name, n) if data else None
+            if rec is not None and float(rec["gbps_median"]) > 0:
+                ratios.append((name, n, labsim_estimate(name, n) / float(rec["gbps_median"])))
+    if not ratios:
+        return t("H200 的带宽尚未记录，所以这里还不能给出 labsim 估计的误差；记录之后本句由数据生成。",
+                 "The H200 bandwidth is not recorded yet, so the estimate's error cannot be stated.")
+    lo, hi = min(ratios, key=lambda r: r[2]), max(ratios, key=lambda r: r[2])
+    names = dict(BANDWIDTH_KERNELS)
+    return t(f"labsim 的估计是 H200 实测的 {lo[2]:.2f} 倍（{names[lo[0]]}，{lo[1]}²）到 {hi[2]:.2f} 倍"
+             f"（{names[hi[0]]}，{hi[1]}²）。",
+             f"labsim's estimate is {lo[2]:.2f}× to {hi[2]:.2f}× the H200 measurement.")
+
+
+def colread_text(path: str | Path | None = None) -> str:
+    """Which naive transpose the H200 ran faster, by how much, and its DRAM traffic, from the recording."""
+    data = load_bandwidth(path)
+    parts = []
+    for n in BANDWIDTH_SIZES:
+        a, b = (_record(data, "transpose_naive", n), _record(data, "transpose_naive_colread", n)) if data else (None, None)
+        if a is None or b is None:
+            continue
+        ga, gb = float(a["gbps_median"]), float(b["gbps_median"])
+        faster = t("读跨步、写合并", "strided read") if gb > ga else t("读合并、写跨步", "strided write")
+        s = t(f"{n}²：{faster}的版本快 {max(ga, gb) / min(ga, gb):.2f} 倍（{round(ga)} 对 {round(gb)} GB/s）",
+              f"{n}²: the {faster} version is {max(ga, gb) / min(ga, gb):.2f}× faster")
+        dram = []
+        for rec, label in ((a, t("写跨步版", "strided write")), (b, t("读跨步版", "strided read"))):
+            r, w = rec.get("dram_bytes_read"), rec.get("dram_bytes_write")
+            if isinstance(r, (int, float)) and isinstance(w, (int, float)):
+                useful = n * n * 4
+                dram.append(t(f"{label} DRAM 读 {r / useful:.2f}×、写 {w / useful:.2f}× 矩阵大小",
+                              f"{label}: DRAM read {r / useful:.2f}×, write {w / useful:.2f}×"))
+        if dram:
+            s += t("；", "; ") + t("，", ", ").join(dram)
+        parts.append(s)
+    if not parts:
+        return t("H200 上两种朴素转置的带宽尚未记录：先按上面的计数写下你的预测，记录之后本句由数据生成。",
+                 "Not recorded on the H200 yet.")
+    return t("H200 实测：", "H200: ") + t("。", ". ").join(parts) + t("。", ".")
+
+
+def harris_table() -> Table:
+    """Harris's published figures (external) next to labsim's estimate with the same GPU preset."""
+    rows = []
+    for gpu, vals in HARRIS.items():
+        for name, label in BANDWIDTH_KERNELS[:2]:
+            est = labsim_estimate(name, 1024, gpu)
+            rows.append([gpu, label, vals[name], round(est), f"{est / vals[name]:.2f}×"])
+    return Table([t("GPU", "GPU"), t("内核", "kernel"), t("Harris 报告（GB/s，外部）", "Harris (GB/s, external)"),
+                  t("labsim 估计（GB/s）", "labsim estimate"), t("估计 / 报告", "estimate / reported")], rows,
+                 caption=t("1024×1024 float32；Harris 的数字来自 NVIDIA 技术博客（外部资料），labsim 用同名 GPU 预设估计",
+                           "1024² float32: Harris's blog (external) and labsim's estimate"),
+                 notes=[t(f"来源：{HARRIS_URL}", f"source: {HARRIS_URL}")])

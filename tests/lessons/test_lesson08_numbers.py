@@ -1,0 +1,238 @@
+"""Every number lesson 8 shows comes from labsim (checked here against a lane-by-lane brute force) or from a
+recorded measurement; the numbers its prose states next to a unit are each derived here, not trusted."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from figref import brute_sectors
+
+from figures import lesson08
+from labsim.gpus import get_gpu
+
+GPU = get_gpu("H200")
+RIGHT = ("对", "right")
+LANES = range(32)
+FULL = [True] * 32
+
+
+def brute_warp(addr_of_lane):
+    """(sectors, efficiency %) of one full warp of float32 accesses, lane by lane."""
+    addr = [addr_of_lane(k) for k in LANES]
+    n = brute_sectors(addr, FULL, 4)
+    return n, 100.0 * 32 * 4 / (n * 32)
+
+
+def pct(v):
+    return f"{v:.1f}".rstrip("0").rstrip(".") + "%"
+
+
+# ---- tables before the exercise ------------------------------------------------------------------------------
+
+def test_stride_table():
+    for row in lesson08.stride_table().data:
+        s = row[0]
+        sectors, eff = brute_warp(lambda k: 4 * s * k)
+        assert row[1:] == [4 * s, sectors, sectors * 32, 128, pct(eff)], row
+
+
+def test_mapping_table_is_the_index_arithmetic():
+    M, N = 70, 100
+    tab = lesson08.mapping_table(M, N)
+    for row in tab.data:
+        bx, by = map(int, row[0].strip("()").split(", "))
+        tx, ty = map(int, row[1].strip("()").split(", "))
+        assert row[2] == (ty * 32 + tx) // 32 and row[3] == tx % 32
+        for k, j in enumerate(range(0, 32, 8)):
+            r, c = by * 32 + ty + j, bx * 32 + tx
+            assert row[4 + k].startswith(f"({r}, {c})")
+            assert (r < M and c < N) == ("越界" not in row[4 + k] and "outside" not in row[4 + k])
+
+
+def test_copy_table():
+    (row,) = lesson08.copy_table(64).data
+    s, eff = brute_warp(lambda k: 4 * k)
+    assert row[1:] == [s, s, pct(eff), pct(eff), 1.0, row[6]] and row[6] in RIGHT
+
+
+# ---- after the exercise --------------------------------------------------------------------------------------
+
+def test_naive_table():
+    n = 256
+    copy, naive, colread = lesson08.naive_table(n).data
+    row_s, row_eff = brute_warp(lambda k: 4 * k)            # 32 neighbours in one row
+    col_s, col_eff = brute_warp(lambda k: 4 * n * k)        # one per row: stride n floats
+    assert (row_s, col_s) == (4, 32)
+    assert copy[1:5] == [row_s, row_s, pct(row_eff), pct(row_eff)]
+    assert naive[1:5] == [row_s, col_s, pct(row_eff), pct(col_eff)]
+    assert colread[1:5] == [col_s, row_s, pct(col_eff), pct(row_eff)]
+    # bytes moved per useful byte: (load + store sectors) * 32 over 2 * 32 lanes * 4 bytes
+    assert naive[5] == colread[5] == round((row_s + col_s) * 32 / 256, 2)
+    assert all(r[6] in RIGHT for r in (copy, naive, colread))
+
+
+def test_store_lane_table():
+    M = N = 256
+    tab = lesson08.store_lane_table(M, N)
+    for k, row in enumerate(tab.data[:32]):
+        assert row == [k, f"input[0][{k}]", 4 * k, 4 * k // 32, f"output[{k}][0]", 4 * M * k, 4 * M * k // 32]
+    total = tab.data[32]
+    assert total[3].startswith(f"{brute_sectors([4 * k for k in LANES], FULL, 4)} ")
+    assert total[6].startswith(f"{brute_sectors([4 * M * k for k in LANES], FULL, 4)} ")
+
+
+def _reference_outcome(fill, M, N):
+    """What writing input (row, col) to output[fill(row, col)] does, element by element (no simulator):
+    "right", "oob", or the (least, most) number of wrong elements (colliding writes may land in any order)."""
+    writers = {}
+    for row in range(M):
+        for col in range(N):
+            i = fill(row, col, M, N)
+            if not 0 <= i < M * N:
+                return "oob"
+            writers.setdefault(i, set()).add((row, col))
+    want = {i: (i % M, i // M) for i in range(M * N)}
+    surely = sum(1 for i in range(M * N) if want[i] not in writers.get(i, set()))
+    maybe = sum(1 for i in range(M * N) if writers.get(i, set()) != {want[i]})
+    return "right" if maybe == 0 else (surely, maybe)
+
+
+def test_shape_table():
+    fills = {lesson08.REFERENCE_BLANK: lambda r, c, M, N: c * M + r,
+             lesson08.SQUARE_ONLY_BLANK: lambda r, c, M, N: c * N + r,
+             "row * M + col": lambda r, c, M, N: r * M + c}
+    shapes = ((64, 64), (64, 96), (96, 64), (1, 2), (2, 1), (33, 47))
+    tab = lesson08.shape_table(tuple(fills), shapes)
+    for row, fill in zip(tab.data, fills.values()):
+        for cell, (M, N) in zip(row[1:], shapes):
+            want = _reference_outcome(fill, M, N)
+            if want == "right":
+                assert cell in RIGHT, (row[0], M, N, cell)
+            elif want == "oob":
+                assert cell.startswith(("越界", "out of bounds")), (row[0], M, N, cell)
+            else:
+                bad = int(re.search(r"(\d+)/", cell).group(1))
+                assert cell.startswith(("错 ", "wrong ")) and want[0] <= bad <= want[1], (row[0], M, N, cell)
+    # the square-only fill: right on every square shape, wrong or out of bounds on the others with N > 1
+    luck = tab.data[1]
+    assert luck[1] in RIGHT and all(c not in RIGHT for c, (M, N) in zip(luck[1:], shapes) if M != N and N > 1)
+
+
+def test_bounds_table():
+    rows = lesson08.bounds_table(65, 45).data
+    assert rows[0][1] in ("结果正确", "right")
+    for row in rows[1:]:
+        assert row[1].startswith("越界") and ("input[" in row[1] or "output[" in row[1]), row
+
+
+def test_block_shape_table():
+    n = 256
+    for row in lesson08.block_shape_table(n=n).data:
+        bx = int(row[0].split("(")[1].split(",")[0])
+        rows_per_warp = 32 // bx
+        load = brute_sectors([4 * ((k // bx) * n + k % bx) for k in LANES], FULL, 4)
+        store = brute_sectors([4 * ((k % bx) * n + k // bx) for k in LANES], FULL, 4)
+        assert row[1:5] == [rows_per_warp, load, store, pct(100.0 * 128 / (store * 32))]
+        assert row[5] in RIGHT
+
+
+# ---- recorded H200 data and labsim's estimate ----------------------------------------------------------------
+
+def test_ncu_table_reads_a_recording(tmp_path):
+    rec = {k: {m: 1 for m in lesson08.NCU_METRICS} for k in ("copy_64x64", "transpose_naive_64x64")}
+    rec["transpose_naive_64x64"][lesson08.ST_SECTORS] = 4096
+    p = tmp_path / "results.json"
+    p.write_text(json.dumps(rec))
+    rows = {(r[0], r[1]): r for r in lesson08.ncu_table(p).data}
+    st = rows[("transpose_naive_64x64", lesson08.ST_SECTORS)]
+    assert st[3] == 4096 and st[4] in ("一致", "same")
+    assert rows[("copy_64x64", lesson08.ST_SECTORS)][4] in ("不同", "differs")
+    missing = lesson08.ncu_table(tmp_path / "none.json")
+    assert all(r[4] == "" for r in missing.data) and missing.notes
+
+
+def test_labsim_agrees_with_the_recorded_h200_counters():
+    path = lesson08.measurements_dir() / "results.json"
+    if not path.is_file():
+        pytest.skip("measurements/h200/results.json not recorded")
+    rows = lesson08.ncu_table(path).data
+    recorded = [r for r in rows if not isinstance(r[3], str)]
+    assert recorded and all(r[2] == r[3] for r in recorded), rows
+
+
+def test_counts_per_element_do_not_depend_on_the_size():
+    """labsim_estimate scales counts from 1024² to 8192²: valid because each warp request is the same."""
+    for kind in ("copy", "naive", "colread"):
+        per = []
+        for n in (512, 1024):
+            res, *_ = lesson08.run_kernel(kind, n, n)
+            per.append((res.gld_sectors / n ** 2, res.gst_sectors / n ** 2))
+        assert per[0] == per[1], kind
+
+
+def _expected_estimate(load_sectors, store_sectors, gpu="H200"):
+    """Effective bandwidth if every sector of a 32-element warp request crosses DRAM once at peak."""
+    g = get_gpu(gpu)
+    bytes_moved_per_elem = (load_sectors + store_sectors) * 32 / 32
+    return 8 / bytes_moved_per_elem * g.dram_bandwidth / 1e9
+
+
+def _fake_bandwidth(tmp_path, gbps):
+    records = [{"name": name, "n": n, "runs": 20, "median_ms": 1.0, "gbps_median": gbps[name],
+                "gbps_min": gbps[name] - 1, "gbps_max": gbps[name] + 1,
+                "dram_bytes_read": n * n * 4 * (2 if name.endswith("colread") else 1),
+                "dram_bytes_write": n * n * 4}
+               for name, _ in lesson08.BANDWIDTH_KERNELS for n in lesson08.BANDWIDTH_SIZES]
+    p = tmp_path / "results.json"
+    p.write_text(json.dumps({"meta": {"gpu": "NVIDIA H200", "command": "bandwidth time N 20"}, "records": records}))
+    return p
+
+
+def test_bandwidth_table(tmp_path):
+    absent = lesson08.bandwidth_table(tmp_path / "none.json")
+    assert all(r[2] in ("（未记录）", "(not recorded)") for r in absent.data)
+    want = {"copy": _expected_estimate(4, 4), "transpose_naive": _expected_estimate(4, 32),
+            "transpose_naive_colread": _expected_estimate(32, 4)}
+    gbps = {"copy": 3000.0, "transpose_naive": 500.0, "transpose_naive_colread": 900.0}
+    tab = lesson08.bandwidth_table(_fake_bandwidth(tmp_path, gbps))
+    names = [name for name, _ in lesson08.BANDWIDTH_KERNELS for _ in lesson08.BANDWIDTH_SIZES]
+    for row, name in zip(tab.data, names):
+        assert row[2] == round(gbps[name]) and row[4] == round(want[name])
+        assert row[5] == f"{want[name] / gbps[name]:.2f}×"
+    assert "bandwidth time N 20" in " ".join(tab.notes)
+
+
+def test_estimate_error_and_colread_sentences(tmp_path):
+    assert "尚未记录" in lesson08.estimate_error_text(tmp_path / "none.json")
+    assert "尚未记录" in lesson08.colread_text(tmp_path / "none.json")
+    gbps = {"copy": 3000.0, "transpose_naive": 500.0, "transpose_naive_colread": 900.0}
+    p = _fake_bandwidth(tmp_path, gbps)
+    ratios = [_expected_estimate(4, 4) / 3000, _expected_estimate(4, 32) / 500, _expected_estimate(32, 4) / 900]
+    text = lesson08.estimate_error_text(p)
+    assert f"{min(ratios):.2f} 倍" in text and f"{max(ratios):.2f} 倍" in text
+    col = lesson08.colread_text(p)
+    assert "读跨步、写合并的版本快 1.80 倍" in col and "DRAM 读 2.00×" in col
+
+
+def test_recorded_bandwidth_if_present():
+    data = lesson08.load_bandwidth()
+    if not data:
+        pytest.skip("measurements/h200/bandwidth/results.json not recorded yet")
+    for name, _ in lesson08.BANDWIDTH_KERNELS:
+        for n in lesson08.BANDWIDTH_SIZES:
+            rec = lesson08._record(data, name, n)
+            assert rec is not None, (name, n)
+            assert rec["runs"] >= 20 and rec["gbps_min"] <= rec["gbps_median"] <= rec["gbps_max"]
+            # Harris's definition: 2·n²·4 bytes over the median time
+            assert rec["gbps_median"] == pytest.approx(2 * n * n * 4 / (rec["median_ms"] * 1e-3) / 1e9, rel=1e-3)
+    assert data["meta"].get("command")
+
+
+def test_harris_table():
+    for row in lesson08.harris_table().data:
+        name = "copy" if row[1].startswith("copy") else "transpose_naive"
+        assert row[2] == lesson08.HARRIS[row[0]][name]
+        est = _expected_estimate(4, 4 if name == "copy" else 32, row[0])
+        assert row[3] == round(est) and row[4] == f"{est / row[2]:.2f}×"
