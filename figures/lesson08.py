@@ -87,7 +87,8 @@ HARRIS_URL = "https://developer.nvidia.com/blog/efficient-matrix-transpose-cuda-
 HARRIS = {"M2050": {"copy": 105.2, "transpose_naive": 18.8}, "K20c": {"copy": 136.0, "transpose_naive": 55.3}}
 
 BANDWIDTH_KERNELS = (
-    ("copy", t("copy（不转置，基线）", "copy (baseline)")),
+    ("copy", t("copy（Harris 的写法，指针无 __restrict__）", "copy (Harris's, plain pointers)")),
+    ("copy_restrict", t("copy（const __restrict__，与本课的转置相同）", "copy (const __restrict__)")),
     ("transpose_naive", t("朴素转置：读合并、写跨步（本课）", "naive: coalesced read, strided write")),
     ("transpose_naive_colread", t("朴素转置：读跨步、写合并", "naive: strided read, coalesced write")),
 )
@@ -454,7 +455,7 @@ def labsim_estimate(kind: str, n: int, gpu: str = "H200", *, count_n: int = 1024
     that is a multiple of 32 each warp request is the same, so the counts per element do not change (a test
     checks this); simulating 8192² would take minutes.
     """
-    sim = {"copy": "copy", "transpose_naive": "naive", "transpose_naive_colread": "colread"}[kind]
+    sim = {"copy": "copy", "copy_restrict": "copy", "transpose_naive": "naive", "transpose_naive_colread": "colread"}[kind]
     m = min(n, count_n)
     res, *_ = run_kernel(sim, m, m)
     est = estimate_time(res.stats if hasattr(res, "stats") else res, gpu)
@@ -493,57 +494,99 @@ def bandwidth_table(path: str | Path | None = None) -> Table:
 
 
 def estimate_error_text(path: str | Path | None = None) -> str:
-    """One sentence: how far labsim's estimate is from the H200 recording, computed from the data."""
+    """How far labsim's estimate is from the H200 recording, per matrix size, computed from the data."""
     data = load_bandwidth(path)
-    ratios = []
-    for name, _ in BANDWIDTH_KERNELS:
-        for n in BANDWIDTH_SIZES:
-            rec = _record(data, name, n) if data else None
-            if rec is not None and float(rec["gbps_median"]) > 0:
-                ratios.append((name, n, labsim_estimate(name, n) / float(rec["gbps_median"])))
-    if not ratios:
-        return t("H200 的带宽尚未记录，所以这里还不能给出 labsim 估计的误差；记录之后本句由数据生成。",
-                 "The H200 bandwidth is not recorded yet, so the estimate's error cannot be stated.")
-    lo, hi = min(ratios, key=lambda r: r[2]), max(ratios, key=lambda r: r[2])
     names = dict(BANDWIDTH_KERNELS)
-    return t(f"labsim 的估计是 H200 实测的 {lo[2]:.2f} 倍（{names[lo[0]]}，{lo[1]}²）到 {hi[2]:.2f} 倍"
-             f"（{names[hi[0]]}，{hi[1]}²）。",
-             f"labsim's estimate is {lo[2]:.2f}× to {hi[2]:.2f}× the H200 measurement.")
-
-
-def colread_text(path: str | Path | None = None) -> str:
-    """Which naive transpose the H200 ran faster, by how much, and its DRAM traffic, from the recording."""
-    data = load_bandwidth(path)
     parts = []
     for n in BANDWIDTH_SIZES:
-        a, b = (_record(data, "transpose_naive", n), _record(data, "transpose_naive_colread", n)) if data else (None, None)
-        if a is None or b is None:
-            continue
-        ga, gb = float(a["gbps_median"]), float(b["gbps_median"])
-        faster = t("读跨步、写合并", "strided read") if gb > ga else t("读合并、写跨步", "strided write")
-        s = t(f"{n}²：{faster}的版本快 {max(ga, gb) / min(ga, gb):.2f} 倍（{round(ga)} 对 {round(gb)} GB/s）",
-              f"{n}²: the {faster} version is {max(ga, gb) / min(ga, gb):.2f}× faster")
-        dram = []
-        for rec, label in ((a, t("写跨步版", "strided write")), (b, t("读跨步版", "strided read"))):
-            r, w = rec.get("dram_bytes_read"), rec.get("dram_bytes_write")
-            if isinstance(r, (int, float)) and isinstance(w, (int, float)):
-                useful = n * n * 4
-                dram.append(t(f"{label} DRAM 读 {r / useful:.2f}×、写 {w / useful:.2f}× 矩阵大小",
-                              f"{label}: DRAM read {r / useful:.2f}×, write {w / useful:.2f}×"))
-        if dram:
-            s += t("；", "; ") + t("，", ", ").join(dram)
-        parts.append(s)
+        ratios = []
+        for name, _ in BANDWIDTH_KERNELS:
+            rec = _record(data, name, n) if data else None
+            if rec is not None and float(rec["gbps_median"]) > 0:
+                ratios.append((name, labsim_estimate(name, n) / float(rec["gbps_median"])))
+        if ratios:
+            lo, hi = min(ratios, key=lambda r: r[1]), max(ratios, key=lambda r: r[1])
+            parts.append(t(f"{n}² 时是实测的 {lo[1]:.2f} 倍（{names[lo[0]]}）到 {hi[1]:.2f} 倍（{names[hi[0]]}）",
+                           f"{n}²: {lo[1]:.2f}× to {hi[1]:.2f}× the measurement"))
     if not parts:
-        return t("H200 上两种朴素转置的带宽尚未记录：先按上面的计数写下你的预测，记录之后本句由数据生成。",
+        return t("H200 的带宽尚未记录，所以这里还不能给出 labsim 估计的误差；记录之后本句由数据生成。",
+                 "The H200 bandwidth is not recorded yet, so the estimate's error cannot be stated.")
+    return t("labsim 的估计：", "labsim's estimate: ") + t("；", "; ").join(parts) + t("。", ".")
+
+
+def load_details(path: str | Path | None = None) -> dict:
+    """The recorded per-kernel ncu counters of the bandwidth run ({"meta", "runs": [{name, n, ms, ncu}]}), or {}."""
+    p = Path(path) if path is not None else measurements_dir() / "bandwidth" / "details.json"
+    return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else {}
+
+
+def _ncu(details: dict, name: str, n: int) -> dict | None:
+    run = next((r for r in details.get("runs", []) if r.get("name") == name and int(r.get("n", 0)) == n), None)
+    return None if run is None else run.get("ncu")
+
+
+L2_READ = "lts__t_sectors_srcunit_tex_op_read.sum"
+L2_WRITE = "lts__t_sectors_srcunit_tex_op_write.sum"
+TRAFFIC_KERNELS = (("copy_restrict", "copy"), ("transpose_naive", "naive"), ("transpose_naive_colread", "colread"))
+
+
+def traffic_table(n: int = 8192, path: str | Path | None = None) -> Table:
+    """Where the sectors go, per memory level: L1 sectors (labsim and the H200), L2 sectors and DRAM bytes
+    (the H200, Nsight Compute) and the kernel time, for copy and the two naive transposes at n×n."""
+    details = load_details(path)
+    rows = []
+    names = dict(BANDWIDTH_KERNELS)
+    for name, sim in TRAFFIC_KERNELS:
+        m = min(n, 1024)
+        res, *_ = run_kernel(sim, m, m)
+        scale = (n // m) ** 2                    # same requests per element at every multiple of 32
+        ld, st = res.gld_sectors * scale, res.gst_sectors * scale
+        h = _ncu(details, name, n) if details else None
+        if h is None:
+            rows.append([names[name], ld, st, t("（未记录）", "(not recorded)"), "", "", "", "", "", ""])
+            continue
+        rows.append([names[name], ld, st, int(h[LD_SECTORS]), int(h[ST_SECTORS]), int(h[L2_READ]), int(h[L2_WRITE]),
+                     round(h["dram__bytes_read.sum"] / 2**20, 1), round(h["dram__bytes_write.sum"] / 2**20, 1),
+                     round(h["gpu__time_duration.sum"] / 1000, 1)])
+    notes = [t(f"H200：measurements/h200/bandwidth/details.json（Nsight Compute {details.get('meta', {}).get('ncu', '')}，"
+               "--clock-control none，一次启动）；labsim 在 1024² 上计数，按元素数放大。",
+               "H200: bandwidth/details.json (one ncu launch); labsim counted at 1024², scaled.")] if details else \
+        [t("本机没有 H200 记录（measurements/h200/bandwidth/details.json）。", "not recorded here")]
+    return Table([t("内核", "kernel"), t("L1 读 sector（labsim）", "L1 load sectors (labsim)"),
+                  t("L1 写 sector（labsim）", "L1 store sectors (labsim)"), t("L1 读 sector（H200）", "L1 load (H200)"),
+                  t("L1 写 sector（H200）", "L1 store (H200)"), t("L2 读 sector（H200）", "L2 read (H200)"),
+                  t("L2 写 sector（H200）", "L2 write (H200)"), t("DRAM 读 MiB", "DRAM read MiB"),
+                  t("DRAM 写 MiB", "DRAM write MiB"), t("时间 µs（ncu）", "time µs (ncu)")], rows,
+                 caption=t(f"{n}×{n} float32：每一层内存看到多少", f"{n}×{n}: traffic at each memory level"), notes=notes)
+
+
+def colread_text(bandwidth: str | Path | None = None, details: str | Path | None = None, n: int = 8192) -> str:
+    """What the H200 shows about strided read vs strided write, from the recordings: speed and L2 sectors."""
+    data, det = load_bandwidth(bandwidth), load_details(details)
+    recs = {k: _record(data, k, n) if data else None for k in ("copy_restrict", "transpose_naive", "transpose_naive_colread")}
+    ncu = {k: _ncu(det, k, n) if det else None for k in recs}
+    if any(v is None for v in recs.values()) or any(v is None for v in ncu.values()):
+        return t("H200 上两种朴素转置的带宽与 L2 计数尚未记录：先按上面的计数写下你的预测，记录之后本段由数据生成。",
                  "Not recorded on the H200 yet.")
-    return t("H200 实测：", "H200: ") + t("。", ". ").join(parts) + t("。", ".")
+    g = {k: float(r["gbps_median"]) for k, r in recs.items()}
+    c, w, r = ncu["copy_restrict"], ncu["transpose_naive"], ncu["transpose_naive_colread"]
+    return t(
+        f"H200 实测（{n}²）：读跨步、写合并的版本 {round(g['transpose_naive_colread'])} GB/s，"
+        f"是读合并、写跨步（本课）的 {g['transpose_naive_colread'] / g['transpose_naive']:.2f} 倍"
+        f"（{round(g['transpose_naive'])} GB/s；copy {round(g['copy_restrict'])} GB/s）。"
+        f"两者 L1 的 sector 总数相同，差别在 L2：本课的写有 {w[L2_WRITE] / c[L2_WRITE]:.2f} 倍于 copy 的 L2 写 sector"
+        f"（L1 的写 sector 全部到了 L2），而读跨步版的 L2 读 sector 只有 copy 的 {r[L2_READ] / c[L2_READ]:.2f} 倍"
+        f"（L1 的读 sector 是 copy 的 {r[LD_SECTORS] / c[LD_SECTORS]:.2f} 倍，其余都在 L1 里命中了）。"
+        f"DRAM 上本课的内核读写共 {(w['dram__bytes_read.sum'] + w['dram__bytes_write.sum']) / (c['dram__bytes_read.sum'] + c['dram__bytes_write.sum']):.2f} 倍于 copy。",
+        f"H200 ({n}²): strided read {round(g['transpose_naive_colread'])} GB/s vs strided write "
+        f"{round(g['transpose_naive'])} GB/s.")
 
 
 def harris_table() -> Table:
     """Harris's published figures (external) next to labsim's estimate with the same GPU preset."""
     rows = []
     for gpu, vals in HARRIS.items():
-        for name, label in BANDWIDTH_KERNELS[:2]:
+        for name, label in (BANDWIDTH_KERNELS[0], BANDWIDTH_KERNELS[2]):
             est = labsim_estimate(name, 1024, gpu)
             rows.append([gpu, label, vals[name], round(est), f"{est / vals[name]:.2f}×"])
     return Table([t("GPU", "GPU"), t("内核", "kernel"), t("Harris 报告（GB/s，外部）", "Harris (GB/s, external)"),

@@ -193,9 +193,9 @@ def _fake_bandwidth(tmp_path, gbps):
 def test_bandwidth_table(tmp_path):
     absent = lesson08.bandwidth_table(tmp_path / "none.json")
     assert all(r[2] in ("（未记录）", "(not recorded)") for r in absent.data)
-    want = {"copy": _expected_estimate(4, 4), "transpose_naive": _expected_estimate(4, 32),
-            "transpose_naive_colread": _expected_estimate(32, 4)}
-    gbps = {"copy": 3000.0, "transpose_naive": 500.0, "transpose_naive_colread": 900.0}
+    want = {"copy": _expected_estimate(4, 4), "copy_restrict": _expected_estimate(4, 4),
+            "transpose_naive": _expected_estimate(4, 32), "transpose_naive_colread": _expected_estimate(32, 4)}
+    gbps = GBPS
     tab = lesson08.bandwidth_table(_fake_bandwidth(tmp_path, gbps))
     names = [name for name, _ in lesson08.BANDWIDTH_KERNELS for _ in lesson08.BANDWIDTH_SIZES]
     for row, name in zip(tab.data, names):
@@ -204,16 +204,60 @@ def test_bandwidth_table(tmp_path):
     assert "bandwidth time N 20" in " ".join(tab.notes)
 
 
-def test_estimate_error_and_colread_sentences(tmp_path):
+GBPS = {"copy": 3000.0, "copy_restrict": 3500.0, "transpose_naive": 500.0, "transpose_naive_colread": 900.0}
+
+
+def _fake_details(tmp_path, n=8192):
+    """ncu counters of one launch per kernel: copy's sectors, 8x L2 writes for the strided store."""
+    base = n * n // 8                              # sectors of one n×n float32 pass
+    runs = []
+    for name, l2w, dram in (("copy_restrict", base, 2.0), ("transpose_naive", 8 * base, 2.4),
+                            ("transpose_naive_colread", base, 2.0)):
+        runs.append({"name": name, "n": n, "ncu": {
+            lesson08.LD_SECTORS: base * (8 if name.endswith("colread") else 1),
+            lesson08.ST_SECTORS: base * (8 if name == "transpose_naive" else 1),
+            lesson08.L2_READ: base, lesson08.L2_WRITE: l2w, "dram__bytes_read.sum": dram / 2 * n * n * 4,
+            "dram__bytes_write.sum": dram / 2 * n * n * 4, "gpu__time_duration.sum": 1000.0}})
+    p = tmp_path / "details.json"
+    p.write_text(json.dumps({"meta": {"ncu": "test"}, "runs": runs}))
+    return p
+
+
+def test_estimate_error_sentence(tmp_path):
     assert "尚未记录" in lesson08.estimate_error_text(tmp_path / "none.json")
-    assert "尚未记录" in lesson08.colread_text(tmp_path / "none.json")
-    gbps = {"copy": 3000.0, "transpose_naive": 500.0, "transpose_naive_colread": 900.0}
-    p = _fake_bandwidth(tmp_path, gbps)
-    ratios = [_expected_estimate(4, 4) / 3000, _expected_estimate(4, 32) / 500, _expected_estimate(32, 4) / 900]
-    text = lesson08.estimate_error_text(p)
+    text = lesson08.estimate_error_text(_fake_bandwidth(tmp_path, GBPS))
+    est = {"copy": _expected_estimate(4, 4), "copy_restrict": _expected_estimate(4, 4),
+           "transpose_naive": _expected_estimate(4, 32), "transpose_naive_colread": _expected_estimate(32, 4)}
+    ratios = [est[k] / GBPS[k] for k in GBPS]
     assert f"{min(ratios):.2f} 倍" in text and f"{max(ratios):.2f} 倍" in text
-    col = lesson08.colread_text(p)
-    assert "读跨步、写合并的版本快 1.80 倍" in col and "DRAM 读 2.00×" in col
+    assert text.count("倍（") == 2 * len(lesson08.BANDWIDTH_SIZES)
+
+
+def test_colread_sentence(tmp_path):
+    assert "尚未记录" in lesson08.colread_text(tmp_path / "none.json", tmp_path / "none2.json")
+    text = lesson08.colread_text(_fake_bandwidth(tmp_path, GBPS), _fake_details(tmp_path))
+    assert f"是读合并、写跨步（本课）的 {900 / 500:.2f} 倍" in text
+    assert "8.00 倍于 copy 的 L2 写 sector" in text and "只有 copy 的 1.00 倍" in text and "共 1.20 倍于 copy" in text
+
+
+def test_traffic_table(tmp_path):
+    n = 8192
+    rows = lesson08.traffic_table(n, _fake_details(tmp_path, n)).data
+    per_req = {"copy": (4, 4), "naive": (4, 32), "colread": (32, 4)}
+    for row, (_, sim) in zip(rows, lesson08.TRAFFIC_KERNELS):
+        ld, st = per_req[sim]
+        assert row[1:3] == [n * n // 32 * ld, n * n // 32 * st]       # one request per 32 elements
+        assert row[3:5] == row[1:3]                                      # the fake recording agrees
+    absent = lesson08.traffic_table(n, tmp_path / "none.json").data
+    assert all(r[3] in ("（未记录）", "(not recorded)") for r in absent)
+
+
+def test_labsim_equals_the_recorded_l1_sectors():
+    details = lesson08.load_details()
+    if not details:
+        pytest.skip("measurements/h200/bandwidth/details.json not recorded")
+    for row in lesson08.traffic_table().data:
+        assert row[1:3] == row[3:5], row
 
 
 def test_recorded_bandwidth_if_present():
