@@ -1,9 +1,9 @@
-"""Autograder for the course's fill-in-the-blank exercises (lesson 9 first).
+"""Autograder for the course's fill-in-the-blank exercises (one folder each: grading/exercises/README.md).
 
     from grading import check
-    report = check("/tmp/09_transpose_tiled.cu")      # the public checks a lesson's check cell runs
+    report = check("/tmp/<the exercise's target>.cu")   # the public checks a lesson's check cell runs
 
-Instructors: ``python -m grading grade --exercise lesson09 SUBMISSION... --out DIR`` (see grading/cli.py).
+Instructors: ``python -m grading grade --exercise ID SUBMISSION... --out DIR`` (see grading/cli.py).
 """
 from __future__ import annotations
 

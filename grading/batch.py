@@ -40,7 +40,7 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _worker(conn: Connection, exercise: str, options: Options, parent: int) -> None:
+def _worker(conn: Connection, exercise: Path, options: Options, parent: int) -> None:
     _die_with_parent(parent)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     ex = load_exercise(exercise)
@@ -60,7 +60,7 @@ def _worker(conn: Connection, exercise: str, options: Options, parent: int) -> N
 
 
 class _Slot:
-    def __init__(self, ctx, exercise: str, options: Options) -> None:
+    def __init__(self, ctx, exercise: Path, options: Options) -> None:
         self.parent, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker, args=(child, exercise, options, os.getpid()), daemon=True)
         self.proc.start()
@@ -79,11 +79,13 @@ def _context():
     return mp.get_context("fork" if "fork" in methods else "spawn")
 
 
-def grade_many(items: list[tuple[str, Path]], exercise: str, out: Path | None = None, *, jobs: int | None = None,
-               time_limit: float | None = None, options: Options | None = None,
+def grade_many(items: list[tuple[str, Path]], exercise: str | Path, out: Path | None = None, *,
+               jobs: int | None = None, time_limit: float | None = None, options: Options | None = None,
                progress: bool = True) -> list[SubmissionResult]:
-    """Grade ``items`` ((name, path) pairs) in parallel; returns results in input order."""
+    """Grade ``items`` ((name, path) pairs) in parallel; returns results in input order. ``exercise`` is an
+    id or an exercise folder."""
     ex = load_exercise(exercise)
+    exercise = ex.folder                # workers load it by folder, whatever roots they see
     options = options or Options()
     limit = float(time_limit if time_limit is not None else ex.limits.get("time_limit_s", 120))
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(items) or 1))
@@ -175,10 +177,13 @@ def _write_gradebook(results: list[SubmissionResult], out: Path) -> None:
 
 
 def _warm(ex) -> None:
-    """Compute per-process caches once before forking, so every worker inherits them."""
-    from .context import unpadded_factor
+    """Let the exercise compute its per-process values (exercise.py's ``warm(ex)``) once before forking, so
+    every worker inherits them."""
+    hook = getattr(ex.module, "warm", None)
+    if hook is None:
+        return
     try:
-        unpadded_factor(ex)
+        hook(ex)
     except Exception:   # a missing front end is reported per submission by the workers
         pass
 

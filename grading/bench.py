@@ -1,6 +1,9 @@
 """Grading speed: one submission (hidden checks, no nvcc) and a batch of generated submissions.
 
-    python -m grading.bench [--n 200] [--jobs 2]      # or grading.bench.run(n_batch=200) from tools/bench.py
+    python -m grading.bench [--exercise ID] [--n 200] [--jobs 2]   # or grading.bench.run(...) from tools/bench.py
+
+The exercise defaults to config ``[bench] default = true`` (else the only one); its ``[bench]`` table lists
+the blanks a class might hand in and one edit (``edit = [text, replacement]``) some submissions carry.
 
 Targets (issue 4): one submission <= 10 s; 200 submissions on 2 cores <= 5 min.
 """
@@ -17,28 +20,41 @@ import tempfile
 import time
 from pathlib import Path
 
-from .spec import load_exercise
-
-# Blanks a class might hand in, and edits around them (kinds of submission, not answers to grade by).
-_BLANKS = ["TILE_DIM + 1", "33", "TILE_DIM+1", "TILE_DIM + 3", "TILE_DIM + 2", "TILE_DIM", "64", "TILE_DIM - 1",
-           "2 * TILE_DIM + 1", "______", "TILE_DIM +", "33]; int x[1", "BLOCK_ROWS * 4 + 1", "0x21"]
+from .spec import Exercise, available, load_exercise, resolve
 
 
-def generate(folder: Path, n: int) -> list[tuple[str, Path]]:
+def bench_exercise(name: str | None = None) -> Exercise:
+    """The exercise named, else the one whose config says ``[bench] default = true``, else the only one."""
+    if name is None:
+        marked = [n for n in available() if load_exercise(n).config.get("bench", {}).get("default")]
+        name = marked[0] if len(marked) == 1 else None
+    return resolve(name)
+
+
+def _solution_blank(ex: Exercise) -> str:
+    from .conformance import check_conformance
+    return check_conformance(ex.template, ex.solution_path.read_text(encoding="utf-8"), blank=ex.blank,
+                             names=ex.names, rules=ex.blank_rules).blank_text
+
+
+def generate(folder: Path, n: int, ex: Exercise | None = None) -> list[tuple[str, Path]]:
     """``n`` submissions: .cu files and notebooks, mostly plausible, some broken, deterministic by index."""
     from .source import discover
-    ex = load_exercise("lesson09")
+    ex = ex or bench_exercise()
+    bench = ex.config.get("bench", {})
+    blanks = bench.get("blanks") or [_solution_blank(ex)]
+    old, new = bench.get("edit", ["", ""])
     folder.mkdir(parents=True, exist_ok=True)
     for i in range(n):
-        blank = _BLANKS[i % len(_BLANKS)]
+        blank = blanks[i % len(blanks)]
         code = ex.template.replace(ex.blank, blank)
-        if i % 17 == 5:
-            code = code.replace("    __syncthreads();\n", "")
+        if i % 17 == 5 and old:
+            code = code.replace(old, new)
         if i % 4 == 3:
             cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
                     "source": f"#| course_role: exercise\n%%writefile {ex.config['target']}\n{code}"}
-            answers = [{"cell_type": "markdown", "metadata": {}, "source": f"### Q{q}\n\n**你的答案：**\n\n回答 {i}-{q}"}
-                       for q in (1, 2, 3)]
+            answers = [{"cell_type": "markdown", "metadata": {},
+                        "source": f"### {m.headings[0]}\n\n**{m.marker}：**\n\n回答 {i}-{m.id}"} for m in ex.manual]
             nb = {"cells": [cell, *answers], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
             (folder / f"s{i:04d}.ipynb").write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
         else:
@@ -46,37 +62,35 @@ def generate(folder: Path, n: int) -> list[tuple[str, Path]]:
     return discover([folder], ex)
 
 
-def time_one(repeats: int = 5) -> dict:
+def time_one(ex: Exercise, repeats: int = 5) -> dict:
     """One submission through the whole pipeline with hidden checks, nvcc off, in this process."""
     from .pipeline import Options, grade_submission
-    ex = load_exercise("lesson09")
     times = []
     for _ in range(repeats):
         t = time.perf_counter()
         res = grade_submission(ex.solution_path, ex, name="bench", options=Options(nvcc="off"))
         times.append(time.perf_counter() - t)
-    assert res.score == 3, res
+    assert res.score == sum(c.points for c in ex.public_checks + ex.hidden_checks), res
     return {"first_s": times[0], "median_warm_s": statistics.median(times[1:]) if len(times) > 1 else times[0]}
 
 
-def time_cold() -> float:
+def time_cold(ex: Exercise) -> float:
     """Wall time of ``python -m grading grade`` on one submission in a fresh process (imports included)."""
-    ex = load_exercise("lesson09")
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "grading", "grade", "--exercise", "lesson09", str(ex.solution_path),
+        subprocess.run([sys.executable, "-m", "grading", "grade", "--exercise", ex.id, str(ex.solution_path),
                         "--out", tmp, "--nvcc", "off", "--no-progress", "--jobs", "1"], check=True,
                        stdout=subprocess.DEVNULL, cwd=Path(__file__).resolve().parent.parent)
         return time.perf_counter() - t
 
 
-def time_batch(n: int, jobs: int) -> dict:
+def time_batch(ex: Exercise, n: int, jobs: int) -> dict:
     from .batch import grade_many
     from .pipeline import Options
     with tempfile.TemporaryDirectory() as tmp:
-        items = generate(Path(tmp) / "in", n)
+        items = generate(Path(tmp) / "in", n, ex)
         t = time.perf_counter()
-        results = grade_many(items, "lesson09", Path(tmp) / "out", jobs=jobs, options=Options(nvcc="off"),
+        results = grade_many(items, ex.id, Path(tmp) / "out", jobs=jobs, options=Options(nvcc="off"),
                              progress=sys.stderr.isatty())
         dt = time.perf_counter() - t
     verdicts: dict[str, int] = {}
@@ -87,11 +101,12 @@ def time_batch(n: int, jobs: int) -> dict:
             "peak_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
 
 
-def run(n_batch: int = 200, jobs: int = 2) -> dict:
+def run(n_batch: int = 200, jobs: int = 2, exercise: str | None = None) -> dict:
     """Measure and print the two figures; returns them."""
-    one = time_one()
-    cold = time_cold()
-    batch = time_batch(n_batch, jobs)
+    ex = bench_exercise(exercise)
+    one = time_one(ex)
+    cold = time_cold(ex)
+    batch = time_batch(ex, n_batch, jobs)
     print(f"{'grading_one':<22} {one['first_s']:8.3f} s  one submission, hidden checks, no nvcc (first in process; "
           f"warm median {one['median_warm_s']:.3f} s; fresh `python -m grading grade` {cold:.2f} s) "
           "(target <= 10 s)")
@@ -103,10 +118,11 @@ def run(n_batch: int = 200, jobs: int = 2) -> dict:
 
 def main() -> None:
     p = argparse.ArgumentParser(prog="python -m grading.bench")
+    p.add_argument("--exercise", default=None)
     p.add_argument("--n", type=int, default=200)
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     a = p.parse_args(sys.argv[1:] if __name__ == "__main__" else [])
-    run(a.n, a.jobs)
+    run(a.n, a.jobs, a.exercise)
 
 
 if __name__ == "__main__":

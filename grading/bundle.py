@@ -39,12 +39,21 @@ cd "$ROOT/source"
 """
 
 
-def _files() -> list[Path]:
-    out = [REPO / "pyproject.toml"]
+def _tree(folder: Path) -> list[Path]:
+    return [p for p in sorted(folder.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".pyo")]
+
+
+def _files(exercise_folder: Path) -> list[tuple[str, Path]]:
+    """(name in the zip, file): the packages, and the exercise's folder as grading/exercises/<id> wherever
+    it lives (an exercise from another root travels with its bundle)."""
+    out = [("pyproject.toml", REPO / "pyproject.toml")]
     for pkg in PACKAGES:
-        for p in sorted((REPO / pkg).rglob("*")):
-            if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".pyo"):
-                out.append(p)
+        out += [(p.relative_to(REPO).as_posix(), p) for p in _tree(REPO / pkg)]
+    inside = exercise_folder.resolve().parent == (REPO / "grading" / "exercises").resolve()
+    if not inside:
+        out += [(f"grading/exercises/{exercise_folder.name}/{p.relative_to(exercise_folder).as_posix()}", p)
+                for p in _tree(exercise_folder)]
     return out
 
 
@@ -56,12 +65,14 @@ def _add(z: zipfile.ZipFile, name: str, data: str | bytes, executable: bool = Fa
     z.writestr(info, data)
 
 
-def build_bundle(exercise: str, out: Path) -> Path:
-    """Write the zip; returns its path."""
+def build_bundle(exercise: str | Path, out: Path) -> Path:
+    """Write the zip for an exercise (id or folder); returns its path."""
+    from .spec import load_exercise
+    ex = load_exercise(exercise)
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w") as z:
         _add(z, "setup.sh", SETUP_SH, executable=True)
-        _add(z, "run_autograder", RUN_AUTOGRADER.format(exercise=exercise), executable=True)
-        for p in _files():
-            _add(z, p.relative_to(REPO).as_posix(), p.read_bytes())
+        _add(z, "run_autograder", RUN_AUTOGRADER.format(exercise=ex.id), executable=True)
+        for name, p in _files(ex.folder):
+            _add(z, name, p.read_bytes())
     return out

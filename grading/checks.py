@@ -7,13 +7,17 @@ An exercise's ``public_checks.py`` and ``hidden_checks.py`` define them in the o
 
 A check gets a RunContext (the student's compiled program, its cases and memoised runs) and returns an
 Outcome. The message of a hidden check is shown to the student, so it carries counts and failure kinds,
-never inputs; ``detail`` is for the instructor only.
+never inputs; ``detail`` is for the instructor only. A check must look at runs (``ctx.run``, ``ctx.runs``,
+``ctx.all_runs``): one that saw none fails, unless it is declared ``needs_runs=False``.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from .sim import RunRecord
 
 
 @dataclass
@@ -42,16 +46,18 @@ class CheckSpec:
     kind: str
     tags: tuple[str, ...]
     func: Callable[..., Outcome]
+    needs_runs: bool = True
 
     def __repr__(self) -> str:
         return f"CheckSpec({self.id!r}, {self.points} pts, {'hidden' if self.hidden else 'public'})"
 
 
 def check_case(*, name: str, points: float = 0.0, hidden: bool = False, kind: str = "",
-               tags: tuple[str, ...] = ()) -> Callable[[Callable[..., Outcome]], Callable[..., Outcome]]:
+               tags: tuple[str, ...] = (), needs_runs: bool = True
+               ) -> Callable[[Callable[..., Outcome]], Callable[..., Outcome]]:
     """Register a function as a check of the module it is defined in."""
     def deco(fn: Callable[..., Outcome]) -> Callable[..., Outcome]:
-        fn.__check_spec__ = CheckSpec(fn.__name__, name, float(points), hidden, kind, tuple(tags), fn)
+        fn.__check_spec__ = CheckSpec(fn.__name__, name, float(points), hidden, kind, tuple(tags), fn, needs_runs)
         return fn
     return deco
 
@@ -66,3 +72,39 @@ def count_message(label: str, passed: int, total: int, failures: dict[str, int] 
     text = f"{label}：{passed}/{total}"
     kinds = [f"{n} 个{k}" for k, n in (failures or {}).items() if n]
     return text + (f"（{'，'.join(kinds)}）" if kinds else "")
+
+
+FAILURE_LABELS = {"wrong": "结果错误", "oob": "越界访问", "sim": "运行错误", "internal": "模拟器内部错误",
+                  "race": "数据竞争"}
+
+
+def failure_kind(rec: "RunRecord") -> str | None:
+    """Why a run did not pass, as a FAILURE_LABELS key (None when it passed)."""
+    if rec.error_kind:
+        return rec.error_kind
+    if rec.race_count:
+        return "race"
+    return None if rec.correct else "wrong"
+
+
+def tally(runs: list["RunRecord"]) -> tuple[int, dict[str, int]]:
+    """Runs that passed, and the failures by label (for count_message)."""
+    passed, failures = 0, {}
+    for r in runs:
+        k = failure_kind(r)
+        if k is None:
+            passed += 1
+        else:
+            failures[FAILURE_LABELS[k]] = failures.get(FAILURE_LABELS[k], 0) + 1
+    return passed, failures
+
+
+def instructor_detail(runs: list["RunRecord"]) -> str:
+    """One line per run for the instructor: case, sizes, seed and what went wrong."""
+    lines = []
+    for r in runs:
+        k = failure_kind(r)
+        state = "ok" if k is None else FAILURE_LABELS[k]
+        extra = f": {r.error}" if r.error else (f": {r.wrong} wrong, {r.unwritten} unwritten" if r.wrong else "")
+        lines.append(f"{r.case.id} {r.case.label} seed={r.case.seed} -> {state}{extra}")
+    return "\n".join(lines)

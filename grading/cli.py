@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from .spec import SpecError, available, load_exercise
+from .spec import ROOTS_ENV, SpecError, load_exercise, resolve
 
 MISUSE, BROKEN = 2, 3
 
@@ -47,11 +47,14 @@ def _instructor_only(module: str):
 
 
 def cmd_check(a: argparse.Namespace) -> int:
-    _exercise(a.exercise)
+    try:
+        ex = resolve(a.exercise, a.file)
+    except SpecError as e:
+        return _die(str(e))
     if not Path(a.file).exists():
         return _die(f"{a.file}: no such file")
     from .public import check
-    check(a.file, a.exercise)
+    check(a.file, ex.id)
     return 0
 
 
@@ -137,7 +140,7 @@ def cmd_student_build(a: argparse.Namespace) -> int:
     for name in a.exercise:
         _exercise(name)
     build = _instructor_only("studentbuild").build
-    report = build(Path(a.out), tuple(a.exercise))
+    report = build(Path(a.out), tuple(a.exercise) if a.exercise else None)
     print(report)
     return 0
 
@@ -178,21 +181,25 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if globbed := _globbed_options(argv):
         return _die(f"{globbed[0]!r} is both an option and a file here (a shell glob?): "
-                    "put '--' before the submission paths, e.g. 'grade --exercise lesson09 --out g -- *'")
+                    "put '--' before the submission paths, e.g. 'grade --exercise ID --out g -- *'")
     p = argparse.ArgumentParser(prog="python -m grading", description="Autograder for the course's exercises.",
                                 allow_abbrev=False)
     sub = p.add_subparsers(dest="cmd", required=True)
-    exercises = available()
+    roots = argparse.ArgumentParser(add_help=False)
+    roots.add_argument("--exercises-root", action="append", default=[], metavar="DIR",
+                       help=f"also look for exercise folders in DIR (repeatable; adds to ${ROOTS_ENV})")
 
-    c = sub.add_parser("check", help="run the public checks on one file (what the lesson's check cell does)",
-                       allow_abbrev=False)
-    c.add_argument("--exercise", default="lesson09", choices=exercises)
+    def add(name: str, **kw) -> argparse.ArgumentParser:
+        return sub.add_parser(name, parents=[roots], allow_abbrev=False, **kw)
+
+    c = add("check", help="run the public checks on one file (what the lesson's check cell does)")
+    c.add_argument("--exercise", default=None,
+                   help="exercise id (default: the one whose target file has this file's name, or the only one)")
     c.add_argument("file")
     c.set_defaults(func=cmd_check)
 
-    g = sub.add_parser("grade", help="grade submissions (.cu, .ipynb, or folders of them) into DIR",
-                       allow_abbrev=False)
-    g.add_argument("--exercise", required=True, choices=exercises)
+    g = add("grade", help="grade submissions (.cu, .ipynb, or folders of them) into DIR")
+    g.add_argument("--exercise", required=True)
     g.add_argument("submissions", nargs="+", metavar="SUBMISSION")
     g.add_argument("--out", required=True, metavar="DIR")
     g.add_argument("--jobs", type=_positive_int, default=None, help="worker processes (default: all cores)")
@@ -203,9 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--no-progress", action="store_true")
     g.set_defaults(func=cmd_grade)
 
-    s = sub.add_parser("gradescope", help="grade one Gradescope submission folder into results.json",
-                       allow_abbrev=False)
-    s.add_argument("--exercise", required=True, choices=exercises)
+    s = add("gradescope", help="grade one Gradescope submission folder into results.json")
+    s.add_argument("--exercise", required=True)
     s.add_argument("--submission", default="/autograder/submission")
     s.add_argument("--results", default="/autograder/results/results.json")
     s.add_argument("--name", default=None, help="seeds the hidden cases (default: the metadata's submission id)")
@@ -213,17 +219,30 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--nvcc", choices=("auto", "on", "off"), default="auto")
     s.set_defaults(func=cmd_gradescope)
 
-    b = sub.add_parser("bundle", help="write a Gradescope autograder zip (setup.sh, run_autograder, sources)",
-                       allow_abbrev=False)
-    b.add_argument("--exercise", required=True, choices=exercises)
+    b = add("bundle", help="write a Gradescope autograder zip (setup.sh, run_autograder, sources)")
+    b.add_argument("--exercise", required=True)
     b.add_argument("--out", required=True)
     b.set_defaults(func=cmd_bundle)
 
-    sb = sub.add_parser("student-build", help="write the student copy of grading (public checks only)",
-                       allow_abbrev=False)
-    sb.add_argument("--exercise", nargs="+", default=["lesson09"])
+    sb = add("student-build", help="write the student copy of grading (public checks only)")
+    sb.add_argument("--exercise", nargs="+", default=None,
+                    help="exercise ids (default: every exercise in grading/exercises/)")
     sb.add_argument("--out", required=True)
     sb.set_defaults(func=cmd_student_build)
 
     a = p.parse_args(argv)
-    return a.func(a)
+    if not a.exercises_root:
+        return a.func(a)
+    missing = [d for d in a.exercises_root if not Path(d).is_dir()]
+    if missing:
+        return _die(f"--exercises-root: no such folder: {', '.join(missing)}")
+    # through the environment, so that worker processes see the same exercises
+    before = os.environ.get(ROOTS_ENV)
+    os.environ[ROOTS_ENV] = os.pathsep.join([str(Path(d).resolve()) for d in a.exercises_root] + [before or ""])
+    try:
+        return a.func(a)
+    finally:
+        if before is None:
+            os.environ.pop(ROOTS_ENV, None)
+        else:
+            os.environ[ROOTS_ENV] = before

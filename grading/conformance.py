@@ -7,14 +7,43 @@ blank is a valid integer constant expression.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from .constexpr import ConstExprError, evaluate_tokens
 from .ctokens import Token, tokenize
 
-# Tokens that can only appear in a blank that escapes its brackets to add code.
-_ESCAPE = {"]", "[", ";", "{", "}", ","}
 BLANK_LINE = "blank_line"
+
+
+@dataclass(frozen=True)
+class BlankRules:
+    """What the blank may hold and what the student reads when it does not (config ``[blank_rules]``).
+
+    ``kind`` is "constexpr" (an integer constant expression over the template's constants, evaluated without
+    eval) or "expression" (any tokens but the escape tokens; no value). Messages are ``str.format`` templates;
+    their fields are named in the defaults below.
+    """
+
+    kind: str = "constexpr"
+    # tokens that can only appear in a blank that escapes its place to add code
+    escape: tuple[str, ...] = ("]", "[", ";", "{", "}", ",")
+    unfilled: str = "填空还没有填写：把 `{blank}` 换成你的答案。"
+    injected: str = "填空所在的那一行后面被加入了代码 `{code}`（第 {line} 行）：填空只能填一个表达式，不能追加代码。"
+    escaped: str = ("填空里出现了 `{token}`（第 {line} 行）：填空只能填一个表达式，不能追加代码。"
+                    "你写的是 `{text}`。")
+    syntax: str = "填空 `{text}` 不是合法的整数常量表达式：{error}{where}。"
+    out_of_range: str = "填空的值是 {value}，必须在 {lo}..{hi} 之间。"
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "BlankRules":
+        known = {f.name for f in fields(cls)}
+        unknown = set(cfg) - known - {"range"}           # range = [lo, hi] is read by Exercise.value_range
+        if unknown:
+            raise ValueError(f"[blank_rules]: unknown keys {sorted(unknown)}")
+        kw = {k: (tuple(v) if k == "escape" else v) for k, v in cfg.items() if k in known}
+        if kw.get("kind", "constexpr") not in ("constexpr", "expression"):
+            raise ValueError(f"[blank_rules] kind must be 'constexpr' or 'expression', not {kw['kind']!r}")
+        return cls(**kw)
 
 
 @dataclass(frozen=True)
@@ -86,7 +115,8 @@ def _snippet(toks: list[Token], limit: int = 60) -> str:
 
 
 def check_conformance(template: str, submission: str, *, blank: str, names: dict[str, int],
-                      regions: list[Region] = (), value_range: tuple[int, int] | None = None) -> Conformance:
+                      regions: list[Region] = (), value_range: tuple[int, int] | None = None,
+                      rules: BlankRules | None = None) -> Conformance:
     """Align ``submission`` with ``template`` (which holds ``blank`` once) and judge the blank."""
     ttoks = tokenize(template)
     stoks = tokenize(submission)
@@ -118,7 +148,7 @@ def check_conformance(template: str, submission: str, *, blank: str, names: dict
         conf.problem = (f"这段代码和练习模板差别太大（相同的词法单元不到一半）："
                         f"请提交练习单元格里的那份代码，只改 `{blank}` 处。")
         return conf
-    _judge_blank(conf, blank, names, value_range)
+    _judge_blank(conf, blank, names, value_range, rules or BlankRules())
     return conf
 
 
@@ -172,34 +202,33 @@ def _edit(op, old, new, ttoks, stoks, j1, regions, blank_line, at=None) -> Edit:
 
 
 def _judge_blank(conf: Conformance, blank: str, names: dict[str, int],
-                 value_range: tuple[int, int] | None) -> None:
+                 value_range: tuple[int, int] | None, rules: BlankRules) -> None:
     toks = conf.blank_tokens
     if not toks or any(t.text == blank for t in toks):
         conf.problem_kind = "unfilled"
-        conf.problem = "填空还没有填写：把 `______` 换成 tile 第二维的大小（一个整数常量表达式）。"
+        conf.problem = rules.unfilled.format(blank=blank)
         return
-    escape = [t for t in toks if t.text in _ESCAPE]
+    escape = [t for t in toks if t.text in rules.escape]
     added = [e for e in conf.edits if e.op == "insert" and BLANK_LINE in e.regions]
     if added and not escape:
         conf.problem_kind = "injection"
-        conf.problem = (f"填空所在的声明后面被加入了代码 `{added[0].new}`（第 {added[0].submission_line} 行）："
-                        f"填空只能是一个整数常量表达式，不能闭合数组再追加代码。")
+        conf.problem = rules.injected.format(code=added[0].new, line=added[0].submission_line)
         return
     if escape:
         conf.problem_kind = "injection"
-        conf.problem = (f"填空里出现了 `{escape[0].text}`（第 {escape[0].line} 行）：填空只能是一个整数常量表达式，"
-                        f"不能闭合数组再追加代码。你写的是 `{_snippet(toks)}`。")
+        conf.problem = rules.escaped.format(token=escape[0].text, line=escape[0].line, text=_snippet(toks))
+        return
+    if rules.kind == "expression":
         return
     try:
         value = evaluate_tokens(toks, names)
     except ConstExprError as e:
         where = f"（第 {e.token.line} 行第 {e.token.col} 列）" if e.token else ""
         conf.problem_kind = "syntax"
-        conf.problem = f"填空 `{_snippet(toks)}` 不是合法的整数常量表达式：{e.message}{where}。"
+        conf.problem = rules.syntax.format(text=_snippet(toks), error=e.message, where=where)
         return
     conf.value = value
     if value_range is not None and not value_range[0] <= value <= value_range[1]:
         conf.problem_kind = "range"
         lo, hi = value_range
-        conf.problem = (f"填空的值是 {value}，数组第二维必须在 {lo}..{hi} 之间"
-                        f"（上限来自每个 block 的静态共享内存）。")
+        conf.problem = rules.out_of_range.format(value=value, lo=lo, hi=hi)

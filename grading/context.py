@@ -3,12 +3,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .sim import (SHARED_LD_INSTR, SHARED_LD_WAVEFRONTS, Case, RunRecord, compile_source, run_case)
+from . import sim
+from .sim import Case, RunRecord
 from .spec import Exercise
 
 
 class RunContext:
-    """Runs are memoised per (case, schedule), so checks that look at the same case share one run."""
+    """Runs are memoised per (case, schedule), so checks that look at the same case share one run.
+
+    ``looked`` counts the runs checks have looked at, so that a check that saw none can be failed.
+    """
 
     def __init__(self, exercise: Exercise, program: Any, cases: dict[str, list[Case]], *,
                  value: int | None, blank: str) -> None:
@@ -18,55 +22,43 @@ class RunContext:
         self.value = value
         self.blank = blank
         self._runs: dict[tuple[str, str], RunRecord] = {}
+        self.looked = 0
 
     def __repr__(self) -> str:
         return f"RunContext({self.exercise.id}, blank={self.blank!r}, runs={len(self._runs)})"
 
-    @property
-    def read_line(self) -> int:
-        return self.exercise.read_line
-
     def cases(self, kind: str) -> list[Case]:
         return list(self._cases.get(kind, []))
+
+    def kinds(self) -> list[str]:
+        """Case kinds that hold at least one case."""
+        return [k for k, v in self._cases.items() if v]
+
+    def all_cases(self) -> list[Case]:
+        return [c for cs in self._cases.values() for c in cs]
 
     def run(self, case: Case, schedule: str = "lockstep") -> RunRecord:
         key = (case.id, schedule)
         if key not in self._runs:
-            self._runs[key] = run_case(self.program, self.exercise.config["host_function"], case,
-                                       read_line=self.read_line, schedule=schedule,
-                                       array=self.exercise.config.get("shared_array", ""))
+            self._runs[key] = run_exercise(self.exercise, self.program, case, schedule)
+        self.looked += 1
         return self._runs[key]
 
     def runs(self, kind: str, schedule: str = "lockstep") -> list[RunRecord]:
         return [self.run(c, schedule) for c in self.cases(kind)]
 
     def all_runs(self) -> list[RunRecord]:
-        return list(self._runs.values())
-
-    def read_factor(self, rec: RunRecord) -> float | None:
-        return read_factor(rec, self.read_line)
-
-    def unpadded_factor(self) -> float | None:
-        """Wavefronts per request of the transposed read with the unpadded tile (the veto's baseline)."""
-        return unpadded_factor(self.exercise)
+        runs = list(self._runs.values())
+        self.looked += len(runs)
+        return runs
 
 
-def read_factor(rec: RunRecord, read_line: int) -> float | None:
-    """Shared wavefronts per request of the transposed read in one run."""
-    if rec.read_summary is not None and rec.read_summary.requests:
-        return rec.read_summary.cost / rec.read_summary.requests
-    inst = rec.line_metric(read_line, SHARED_LD_INSTR)
-    return rec.line_metric(read_line, SHARED_LD_WAVEFRONTS) / inst if inst else None
+def run_exercise(ex: Exercise, program: Any, case: Case, schedule: str = "lockstep") -> RunRecord:
+    """One run of ``program`` on ``case``, called as the exercise says, its focus instructions kept."""
+    return sim.run_case(program, ex.config["host_function"], ex.call(case), case, focus=ex.focus,
+                        schedule=schedule)
 
 
-_BASELINE: dict[str, float | None] = {}
-
-
-def unpadded_factor(ex: Exercise) -> float | None:
-    if ex.id not in _BASELINE:
-        program = compile_source(ex.fill(ex.config["unpadded_blank"]))
-        tile = ex.names.get("TILE_DIM", 32)
-        rec = run_case(program, ex.config["host_function"], Case("baseline", "baseline", tile, tile, 0, "arange"),
-                       read_line=ex.read_line, array=ex.config.get("shared_array", ""))
-        _BASELINE[ex.id] = read_factor(rec, ex.read_line) if rec.ok else None
-    return _BASELINE[ex.id]
+def compile_exercise(ex: Exercise, blank_text: str) -> Any:
+    """The template with ``blank_text`` in the blank, compiled on labsim (for an exercise's baselines)."""
+    return sim.compile_source(ex.fill(blank_text), ex.target_name)

@@ -8,47 +8,25 @@ from __future__ import annotations
 import hashlib
 import time
 import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
+from . import sim
 from .checks import CheckSpec, Outcome
-from .conformance import Conformance, check_conformance
+from .conformance import check_conformance
 from .context import RunContext
-from .nvcc import NvccResult, nvcc_compile
-from .receipt import ReceiptCheck, find_receipts, make_receipt, verify
+from .nvcc import nvcc_compile
+from .receipt import find_receipts, make_receipt, verify
 from .results import SubmissionResult, TestResult
-from .sim import LabsimError, SimUnavailable, compile_source
+from .sim import LabsimError, SimUnavailable
 from .source import Submission, load_submission
 from .spec import Exercise
+from .state import GradeState, Options
+from .vetoes import GENERIC_RULES, run_rules
 
-
-@dataclass
-class Options:
-    """How to grade: ``nvcc`` is "auto" (where it exists), "on" or "off"."""
-
-    nvcc: str = "auto"
-    secret: str | None = None
-    hidden: bool = True
-
-
-@dataclass
-class GradeState:
-    exercise: Exercise
-    submission: Submission
-    options: Options
-    result: SubmissionResult
-    conformance: Conformance | None = None
-    graded_source: str | None = None
-    program: Any = None
-    blocked: str | None = None            # why checks cannot run (Chinese), shown on every check
-    public_ctx: RunContext | None = None
-    hidden_ctx: RunContext | None = None
-    public_summary: list = field(default_factory=list)
-    receipt: ReceiptCheck | None = None
-    nvcc: NvccResult | None = None
+__all__ = ["GradeState", "Options", "grade_submission", "run_public", "blocked_result", "case_seed"]
 
 
 def case_seed(secret: str, exercise: str, name: str) -> int:
@@ -72,7 +50,7 @@ def step_conformance(st: GradeState) -> None:
         return
     ex = st.exercise
     conf = check_conformance(ex.template, st.submission.source, blank=ex.blank, names=ex.names,
-                             regions=ex.regions, value_range=ex.value_range())
+                             regions=ex.regions, value_range=ex.value_range(), rules=ex.blank_rules)
     st.conformance = conf
     st.result.blank, st.result.value = conf.blank_text or None, conf.value
     labels = ex.region_labels
@@ -85,7 +63,7 @@ def step_conformance(st: GradeState) -> None:
         return
     st.graded_source = ex.fill(conf.blank_text)
     if edits:
-        out = ("练习规则是只修改 `______` 处。这些改动不会被评分，评分用模板原样的其余代码加上你的填空 "
+        out = (f"练习规则是只修改 `{ex.blank}` 处。这些改动不会被评分，评分用模板原样的其余代码加上你的填空 "
                f"`{conf.blank_text}`：\n- " + "\n- ".join(edits))
         st.result.tests.append(TestResult("conformance", "只修改填空处", 0, 0, "failed", out, ["conformance"]))
     else:
@@ -96,7 +74,7 @@ def step_conformance(st: GradeState) -> None:
 def step_nvcc(st: GradeState) -> None:
     if st.blocked or st.options.nvcc == "off":
         return
-    res = nvcc_compile(st.graded_source, display_name=Path(st.exercise.config["target"]).name,
+    res = nvcc_compile(st.graded_source, display_name=st.exercise.target_name,
                        timeout_s=float(st.exercise.limits.get("nvcc_timeout_s", 60)))
     st.nvcc = res
     if res.status in ("skipped", "timeout"):     # the machine's limitation, not the student's
@@ -112,7 +90,7 @@ def step_compile(st: GradeState) -> None:
     if st.blocked:
         return
     try:
-        st.program = compile_source(st.graded_source, Path(st.exercise.config["target"]).name)
+        st.program = sim.compile_source(st.graded_source, st.exercise.target_name)
     except LabsimError as e:
         st.blocked = f"labsim 无法编译这份代码：{e}"
         st.result.problem = st.blocked
@@ -130,6 +108,7 @@ def _run_checks(st: GradeState, specs: list[CheckSpec], ctx: RunContext | None, 
             out.append(TestResult(spec.id, spec.name, 0, spec.points, "failed", f"未运行：{st.blocked}",
                                   tags, vis, hidden))
             continue
+        looked = ctx.looked
         try:
             oc: Outcome = spec.func(ctx)
         except Exception:  # a bug in a check must not stop grading; the instructor sees the traceback
@@ -138,6 +117,10 @@ def _run_checks(st: GradeState, specs: list[CheckSpec], ctx: RunContext | None, 
                                   "评分程序在这一项出错（不是你的问题，已通知老师）。", tags, vis, hidden, tb))
             st.result.instructor.setdefault("internal_errors", []).append(tb)
             continue
+        if spec.needs_runs and ctx.looked == looked:       # 0 of 0 is no evidence, never a pass
+            st.result.instructor.setdefault("internal_errors", []).append(
+                f"check {spec.id} looked at no run (case kinds: {sorted(k for k in ctx.kinds())})")
+            oc = Outcome(False, "这一项没有运行任何用例（0 个），不能算通过：评分配置有问题（不是你的问题，已通知老师）。")
         frac = oc.fraction if oc.fraction is not None else (1.0 if oc.passed else 0.0)
         out.append(TestResult(spec.id, spec.name, round(spec.points * frac, 6), spec.points,
                               "passed" if oc.passed else "failed", oc.message, tags, vis, hidden, oc.detail))
@@ -178,7 +161,7 @@ def step_hidden(st: GradeState) -> None:
         cases = ex.hidden_module.cases(np.random.default_rng(seed))
         ctx = RunContext(ex, st.program, cases, value=st.result.value, blank=st.result.blank or "")
         st.hidden_ctx = ctx
-        st.result.instructor["cases"] = [f"{c.id} {c.M}x{c.N} seed={c.seed}" for k in cases.values() for c in k]
+        st.result.instructor["cases"] = [f"{c.id} {c.label} seed={c.seed}" for k in cases.values() for c in k]
     st.result.tests.extend(_run_checks(st, ex.hidden_checks, ctx, hidden=True))
     if ctx is not None:
         st.result.instructor["details"] = {t.id: t.detail for t in st.result.tests if t.hidden and t.detail}
@@ -198,11 +181,7 @@ def step_receipt(st: GradeState) -> None:
 
 
 def step_vetoes(st: GradeState) -> None:
-    from .vetoes import VETO_RULES
-    for rule in VETO_RULES:
-        v = rule(st)
-        if v is not None:
-            st.result.vetoes.append(v)
+    st.result.vetoes.extend(run_rules(st, [*st.exercise.vetoes, *GENERIC_RULES]))
 
 
 def step_manual(st: GradeState) -> None:
@@ -222,7 +201,7 @@ def grade_submission(target: Path | Submission, exercise: Exercise, *, name: str
     t0 = time.perf_counter()
     options = options or Options()
     sub = target if isinstance(target, Submission) else load_submission(Path(target), exercise, name)
-    result = SubmissionResult(sub.name, exercise.id, sub.kind, pass_score=float(exercise.config.get("pass_score", 8)))
+    result = SubmissionResult(sub.name, exercise.id, sub.kind, pass_score=float(exercise.config["pass_score"]))
     st = GradeState(exercise, sub, options, result)
     for step in STEPS:
         try:
@@ -258,7 +237,7 @@ def blocked_result(target: Path | Submission, exercise: Exercise, message: str, 
     except Exception:
         sub = Submission(name or Path(str(target)).stem, None, "none")
     result = SubmissionResult(sub.name, exercise.id, sub.kind, problem=message,
-                              pass_score=float(exercise.config.get("pass_score", 8)))
+                              pass_score=float(exercise.config["pass_score"]))
     st = GradeState(exercise, sub, options, result, blocked=message)
     for step in (step_public, step_hidden, step_manual):
         step(st)

@@ -1,8 +1,9 @@
-"""The public check a lesson's check cell calls: ``report = check("/tmp/09_transpose_tiled.cu")``.
+"""The public check a lesson's check cell calls: ``report = check("<the exercise's target file>")``.
 
 Runs the public cases on labsim, prints a short verdict in Chinese, the per-line counters of the student's
-kernel (Nsight Compute names; the transposed read marked) and a run receipt, and returns a CheckReport
-whose ``heatmap`` is the labsim WarpAccess of the student's transposed shared read.
+kernel (Nsight Compute names; the exercise's focus instructions marked with their labels) and a run receipt,
+and returns a CheckReport whose ``heatmap`` is the labsim WarpAccess of the focus instruction marked
+``heatmap = true`` in the exercise's config.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from .pipeline import public_summary, run_public
 from .receipt import make_receipt
 from .results import TestResult
 from .source import Submission, load_submission, read_cu
-from .spec import load_exercise
+from .spec import SpecError, resolve
 
 
 @dataclass
@@ -26,7 +27,7 @@ class LineCounters:
     template_line: int
     source: str
     metrics: dict[str, int]
-    transposed_read: bool = False
+    focus: str | None = None       # the label of the focus instruction on this line, if any
 
     def __repr__(self) -> str:
         return f"LineCounters(line {self.line}, {len(self.metrics)} metrics)"
@@ -68,8 +69,8 @@ class CheckReport:
         if self.counters:
             lines.append(f"你的内核每一行的计数器（{self.counters_case}，Nsight Compute 指标名）：")
             for lc in self.counters:
-                mark = "▶" if lc.transposed_read else " "
-                tag = "   ← 转置读" if lc.transposed_read else ""
+                mark = "▶" if lc.focus else " "
+                tag = f"   ← {lc.focus}" if lc.focus else ""
                 lines.append(f"{mark} 第 {lc.line} 行  {lc.source.strip()}{tag}")
                 for k, v in lc.metrics.items():
                     lines.append(f"      {k} = {v}")
@@ -94,7 +95,7 @@ class CheckReport:
                     "| --- | --- | --- | --- |"]
             for lc in self.counters:
                 code = html.escape(lc.source.strip()).replace("|", "&#124;")
-                line = f"**{lc.line}** ◀ 转置读" if lc.transposed_read else str(lc.line)
+                line = f"**{lc.line}** ◀ {html.escape(lc.focus)}" if lc.focus else str(lc.line)
                 for i, (k, v) in enumerate(lc.metrics.items()):
                     out.append(f"| {line if i == 0 else ''} | {('`' + code + '`') if i == 0 else ''} | `{k}` | {v} |")
         if self.heatmap_summary:
@@ -110,23 +111,28 @@ def _load(path: Path, ex) -> Submission:
     return read_cu(path, ex)
 
 
-def _heatmap_summary(sample: Any) -> str:
+def _heatmap_summary(sample: Any, label: str) -> str:
     if sample is None:
         return ""
     import numpy as np
     active = np.asarray(sample.active, dtype=bool)
     banks = " ".join(str(int(b)) if a else "·" for b, a in zip(sample.banks, active))
-    return (f"转置读的一个 warp（block {tuple(int(v) for v in sample.block)}，warp {sample.warp}）lane 0..31 → bank："
+    return (f"{label}的一个 warp（block {tuple(int(v) for v in sample.block)}，warp {sample.warp}）lane 0..31 → bank："
             f"{banks}；这条指令 {sample.wavefronts} 个 wavefront。report.heatmap 可交给 "
             "figures.heatmap.draw_bank_heatmap 画出。")
 
 
-def check(path: str | Path = "/tmp/09_transpose_tiled.cu", exercise: str = "lesson09", *,
-          quiet: bool = False) -> CheckReport:
+def check(path: str | Path | None = None, exercise: str | None = None, *, quiet: bool = False) -> CheckReport:
     """Run the public checks on the student's file; prints the report unless ``quiet``; never raises on
-    student mistakes (an unfilled blank, a syntax error, a missing file give a Chinese message)."""
-    ex = load_exercise(exercise)
-    p = Path(path)
+    student mistakes (an unfilled blank, a syntax error, a missing file give a Chinese message).
+
+    The exercise is ``exercise``, else the one whose ``target`` has ``path``'s file name, else the only one
+    installed; ``path`` defaults to the exercise's ``target``."""
+    try:
+        ex = resolve(exercise, path)
+    except SpecError as e:
+        raise SpecError(f"check({str(path or '')!r}): {e}; pass exercise=...") from None
+    p = Path(path if path is not None else ex.config["target"])
     if not p.exists():
         rep = CheckReport(str(p), ex.id, False, f"找不到 {p}：先运行上面的练习单元格（它用 %%writefile 写出这个文件）。",
                           problem="missing")
@@ -159,12 +165,14 @@ def _build(p: Path, ex) -> CheckReport:
         verdict += "注意：你在填空之外改了代码，这些改动不会被评分（见说明）。"
     rep = CheckReport(str(p), ex.id, passed == len(checks), verdict, res.blank, res.value, checks, notes)
     ctx = st.public_ctx
-    if ctx is not None and ctx.cases("normal"):
-        run = ctx.run(ctx.cases("normal")[0])
-        rep.counters_case = f"{run.case.M}×{run.case.N} 输入"
+    if ctx is not None and ctx.all_cases():
+        run = ctx.run(ctx.all_cases()[0])         # the first public case shows the counters
+        rep.counters_case = f"{run.case.shape_text('×')} 输入"
         rep.counters = _counters(run, st, ex)
-        rep.heatmap = run.read_sample
-        rep.heatmap_summary = _heatmap_summary(run.read_sample)
+        hm = ex.heatmap_focus
+        if hm is not None:
+            rep.heatmap = run.sample(hm.id)
+            rep.heatmap_summary = _heatmap_summary(rep.heatmap, hm.label)
     receipt = make_receipt(ex.id, sub.source, public_summary(checks, res.value), ex.fingerprint())
     rep.receipt = receipt.line()
     return rep
@@ -173,10 +181,11 @@ def _build(p: Path, ex) -> CheckReport:
 def _counters(run, st, ex) -> list[LineCounters]:
     src_lines = (st.submission.source or "").splitlines()
     line_map = st.conformance.line_map if st.conformance else {}
+    labels = {f.line: f.label for f in ex.focus}
     out = []
     for tline, metrics in sorted((k, v) for k, v in run.by_line.items() if k is not None):
         sline = line_map.get(tline, tline)
         text = src_lines[sline - 1] if 0 < sline <= len(src_lines) else ex.template.splitlines()[tline - 1]
         shown = {k: int(v) for k, v in metrics.items() if k != "races"}
-        out.append(LineCounters(sline, tline, text, shown, tline == ex.read_line))
+        out.append(LineCounters(sline, tline, text, shown, labels.get(tline)))
     return out

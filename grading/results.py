@@ -90,7 +90,6 @@ class SubmissionResult:
         return "pending" if self.pending_max else "pass"
 
     def to_gradescope(self) -> dict[str, Any]:
-        from .report import summary_text
         return {
             "score": self.score,
             "max_score": self.max_score,
@@ -107,3 +106,37 @@ class SubmissionResult:
                 "blank": self.blank,
             },
         }
+
+
+VERDICT_LABELS = {"pass": "通过", "fail": "未通过", "pending": "待人工评分（自动部分已完成）"}
+
+
+def auto_tests(tests: list[TestResult]) -> list[TestResult]:
+    return [t for t in tests if t.status != "pending"]
+
+
+def summary_text(res: SubmissionResult) -> str:
+    """The submission-level text a student reads first; it never calls a run with failed hidden checks a pass."""
+    auto = auto_tests(res.tests)
+    a_score, a_max = sum(t.score for t in auto), sum(t.max_score for t in auto)
+    lines = [f"{res.exercise} 自动评分：{res.name}"]
+    if res.problem:
+        lines.append(f"代码没有运行：{res.problem}")
+    public = [t for t in auto if "public" in t.tags]
+    hidden = [t for t in auto if t.hidden]
+    if public:
+        ok = sum(t.status == "passed" for t in public)
+        lines.append(f"公开检查：通过 {ok}/{len(public)} 项。")
+    if hidden:
+        failed = [t for t in hidden if t.status != "passed"]
+        if failed:
+            head = "公开检查全部通过，但" if public and all(t.status == "passed" for t in public) else ""
+            lines.append(f"{head}隐藏检查有 {len(failed)}/{len(hidden)} 项没有通过：" +
+                         "；".join(t.output.split("\n")[0] for t in failed))
+        else:
+            lines.append(f"隐藏检查：{len(hidden)}/{len(hidden)} 项通过。")
+    lines.append(f"自动评分得分 {a_score:g}/{a_max:g}；待人工评分 {res.pending_max:g} 分。")
+    for v in res.vetoes:
+        lines.append(f"一票否决：{v.title}。{v.reason}")
+    lines.append(f"结论：{VERDICT_LABELS[res.verdict]}（通过需要总分不低于 {res.pass_score:g}/{res.max_score:g} 且没有一票否决）。")
+    return "\n".join(lines)

@@ -1,6 +1,9 @@
-"""Running the exercise on labsim: compile the graded source with ``labsim.cuda`` and run one case.
+"""Running an exercise on labsim: compile the graded source with ``labsim.cuda`` and run one case.
 
-Student code is interpreted by labsim.cuda, never compiled or executed natively here.
+Student code is interpreted by labsim.cuda, never compiled or executed natively here. What a case is and how
+the host function is called belong to the exercise (its ``exercise.py``: ``call(case) -> Call``); this module
+runs the call, compares every declared output with its reference, and keeps the counters and the exercise's
+focus instructions (config ``[[focus]]``).
 
 Limitations: the checks judge labsim's counters and schedules, not a GPU. Bank conflicts follow labsim's
 shared-memory model (checked against an H200, measurements/h200/); races are those labsim's tracker sees
@@ -39,7 +42,7 @@ class SimUnavailable(RuntimeError):
     """labsim.cuda is missing: the grader cannot run checks (a setup problem, not the student's)."""
 
 
-def compile_source(source: str, filename: str = "09_transpose_tiled.cu") -> Any:
+def compile_source(source: str, filename: str = "exercise.cu") -> Any:
     """``labsim.cuda.compile(source)``; compile errors are LabsimError subclasses naming file:line:col."""
     if not cuda_available():
         raise SimUnavailable("labsim.cuda is not installed: the CUDA C front end is needed to run checks")
@@ -50,25 +53,85 @@ def compile_source(source: str, filename: str = "09_transpose_tiled.cu") -> Any:
         return lc.compile(source)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Case:
-    """One input: an M×N float32 matrix drawn from ``seed`` (or all ones/arange, see ``fill``)."""
+    """One input of an exercise: its sizes (any number, named: ``{"M": 64, "N": 96}``, ``{"n": 1000}``),
+    the seed its values are drawn from, and a ``fill`` the exercise may interpret ("normal", "arange", ...).
+
+    Sizes read as attributes (``case.M``); ``label`` ("64x96") is how instructor files name the case.
+    """
 
     id: str
     kind: str
-    M: int
-    N: int
+    sizes: dict[str, int]
     seed: int = 0
     fill: str = "normal"
 
-    def matrix(self) -> np.ndarray:
-        if self.fill == "arange":
-            return np.arange(self.M * self.N, dtype=np.float32).reshape(self.M, self.N)
-        rng = np.random.default_rng(self.seed)
-        return rng.standard_normal((self.M, self.N)).astype(np.float32)
+    def __getattr__(self, name: str) -> int:
+        if name.startswith("_") or name == "sizes":        # not a size (and safe while unpickling)
+            raise AttributeError(name)
+        try:
+            return self.sizes[name]
+        except KeyError:
+            raise AttributeError(f"case {self.id!r} has no size {name!r} (sizes: {list(self.sizes)})") from None
+
+    def shape_text(self, sep: str = "x") -> str:
+        return sep.join(str(v) for v in self.sizes.values())
+
+    @property
+    def label(self) -> str:
+        return self.shape_text("x")
+
+    def rng(self) -> np.random.Generator:
+        return np.random.default_rng(self.seed)
 
     def __repr__(self) -> str:
-        return f"Case({self.id!r}, {self.kind}, {self.M}x{self.N})"
+        return f"Case({self.id!r}, {self.kind}, {self.label})"
+
+
+@dataclass
+class Output:
+    """One output buffer of a call and its reference. Fill ``array`` with NaN before the call (float outputs)
+    so that elements the kernel never writes are counted as unwritten; ``atol``/``rtol`` allow rounding."""
+
+    name: str
+    array: np.ndarray
+    expected: np.ndarray
+    atol: float = 0.0
+    rtol: float = 0.0
+
+    def __repr__(self) -> str:
+        return f"Output({self.name!r}, {self.array.shape})"
+
+
+@dataclass
+class Call:
+    """How the host function is called for one case: its positional arguments (numpy arrays are the
+    device buffers) and the outputs to compare afterwards."""
+
+    args: tuple
+    outputs: list[Output]
+
+    def __repr__(self) -> str:
+        return f"Call({len(self.args)} args, outputs={[o.name for o in self.outputs]})"
+
+
+@dataclass(frozen=True)
+class Focus:
+    """An instruction the report focuses on (config ``[[focus]]``): found by its template line's text and,
+    on that line, by memory space, operation and array name; ``label`` is how reports name it."""
+
+    id: str
+    label: str
+    line: int                          # template line
+    space: str = ""                    # "shared" / "global" / "" (any)
+    op: str = ""                       # "ld" / "st" / "atom" / "" (any)
+    array: str = ""                    # "" matches any array
+    heatmap: bool = False              # the public report's heatmap shows this instruction's sample
+
+    def matches(self, s: Any) -> bool:
+        return (s.line == self.line and (not self.space or s.space == self.space)
+                and (not self.op or s.op == self.op) and (not self.array or s.array == self.array))
 
 
 @dataclass
@@ -80,14 +143,13 @@ class RunRecord:
     error_kind: str | None = None          # "oob", "sim" (other labsim error), "internal" (grader bug)
     error: str | None = None
     correct: bool = False
-    wrong: int = 0                         # elements that differ from numpy's transpose
-    unwritten: int = 0                     # output elements the kernel never wrote
+    wrong: int = 0                         # output elements that differ from the reference
+    unwritten: int = 0                     # output elements the kernel never wrote (still NaN)
     metrics: dict[str, int] = field(default_factory=dict)
     by_line: dict[int, dict[str, int]] = field(default_factory=dict)
     race_count: int = 0
     races: list = field(default_factory=list)
-    read_sample: Any = None                # labsim WarpAccess of the transposed read (one warp instruction)
-    read_summary: Any = None               # labsim InstrSummary of that instruction
+    focus: dict[str, Any] = field(default_factory=dict)   # focus id -> labsim InstrSummary (with .sample)
     seconds: float = 0.0
 
     @property
@@ -96,11 +158,20 @@ class RunRecord:
 
     @property
     def passed(self) -> bool:
-        """Right matrix, no error, no race."""
+        """Right outputs, no error, no race."""
         return self.ok and self.correct and self.race_count == 0
 
     def line_metric(self, line: int, name: str) -> int:
         return int(self.by_line.get(line, {}).get(name, 0))
+
+    def summary(self, focus_id: str) -> Any:
+        """The labsim InstrSummary of a focus instruction (None when it never ran)."""
+        return self.focus.get(focus_id)
+
+    def sample(self, focus_id: str) -> Any:
+        """One warp's access (labsim WarpAccess) of a focus instruction, or None."""
+        s = self.focus.get(focus_id)
+        return None if s is None else s.sample
 
     def __repr__(self) -> str:
         state = self.error_kind or ("correct" if self.correct else f"{self.wrong} wrong")
@@ -115,16 +186,27 @@ def _accepts(fn: Any, kw: str) -> bool:
     return kw in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
-def run_case(program: Any, host_function: str, case: Case, *, read_line: int,
-             schedule: str = "lockstep", array: str = "tile") -> RunRecord:
-    """Run ``host_function(input, output, M, N, 0)`` on ``case`` and compare with numpy's transpose."""
+def _compare(out: Output) -> tuple[int, int]:
+    """(wrong, unwritten) elements of one output."""
+    got, want = np.asarray(out.array), np.asarray(out.expected)
+    if got.shape != want.shape:
+        raise ValueError(f"output {out.name!r}: shape {got.shape} but the reference is {want.shape}")
+    unwritten = int(np.isnan(got).sum()) if np.issubdtype(got.dtype, np.floating) else 0
+    if out.atol or out.rtol:
+        same = np.isclose(got, want, atol=out.atol, rtol=out.rtol)
+    else:
+        same = got == want
+    return int((~same).sum()), unwritten
+
+
+def run_case(program: Any, host_function: str, call: Call, case: Case, *, focus: tuple[Focus, ...] = (),
+             schedule: str = "lockstep") -> RunRecord:
+    """Run ``host_function(*call.args)`` and compare every output of ``call`` with its reference."""
     rec = RunRecord(case, schedule)
-    a = case.matrix()
-    out = np.full((case.N, case.M), np.nan, dtype=np.float32)   # NaN marks elements never written
     kwargs = {"schedule": schedule} if schedule != "lockstep" and _accepts(program.call, "schedule") else {}
     t0 = time.perf_counter()
     try:
-        result = program.call(host_function, a.reshape(-1), out.reshape(-1), case.M, case.N, 0, **kwargs)
+        result = program.call(host_function, *call.args, **kwargs)
     except OutOfBoundsError as e:
         rec.error_kind, rec.error = "oob", str(e)
     except LabsimError as e:
@@ -134,15 +216,17 @@ def run_case(program: Any, host_function: str, case: Case, *, read_line: int,
     rec.seconds = time.perf_counter() - t0
     if rec.error_kind:
         return rec
-    expected = a.T
-    rec.unwritten = int(np.isnan(out).sum())
-    rec.wrong = int((~(out == expected)).sum())
+    for out in call.outputs:
+        wrong, unwritten = _compare(out)
+        rec.wrong += wrong
+        rec.unwritten += unwritten
     rec.correct = rec.wrong == 0
     rec.metrics = dict(getattr(result, "metrics", {}) or {})
     rec.by_line = {k: dict(v) for k, v in (getattr(result, "by_line", {}) or {}).items()}
     rec.race_count = int(getattr(result, "race_count", 0) or 0)
     rec.races = list(getattr(result, "races", []) or [])[:5]
     for s in getattr(result, "instructions", []) or []:
-        if s.space == "shared" and s.op == "ld" and s.line == read_line and (s.array == array or not array):
-            rec.read_summary, rec.read_sample = s, s.sample
+        for f in focus:
+            if f.matches(s):
+                rec.focus[f.id] = s
     return rec

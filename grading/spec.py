@@ -1,19 +1,33 @@
-"""Exercise specs: one folder per exercise under grading/exercises/ (template, config, checks, rubric)."""
+"""Exercise specs: one folder per exercise (grading/exercises/README.md describes the format).
+
+Exercises are discovered by scanning the roots for ``<root>/<id>/config.toml``: grading/exercises/ first, then
+every folder in the ``GRADING_EXERCISES`` environment variable (os.pathsep-separated; the CLI's
+``--exercises-root`` sets it), so an exercise can live outside the package (a test fixture, a course's own).
+"""
 from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import os
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from .checks import CheckSpec, collect_checks
-from .conformance import Region
+from .conformance import BlankRules, Region
 from .constexpr import constexpr_names, evaluate
+from .sim import Call, Case, Focus
 
 EXERCISES_DIR = Path(__file__).parent / "exercises"
+ROOTS_ENV = "GRADING_EXERCISES"
+REQUIRED_KEYS = ("id", "template", "blank", "target", "host_function", "pass_score")
+# files an exercise folder may hold that never ship to students (with the config's `solution`)
+INSTRUCTOR_FILES = ("hidden_checks.py", "rubric.toml")
+INSTRUCTOR_KEYS = ("instructor_secret",)
 
 
 class SpecError(Exception):
@@ -51,6 +65,10 @@ class Exercise:
     public_module: ModuleType
     manual: list[ManualItem]
     rubric: dict
+    module: ModuleType                                   # exercise.py: call(case) and optional hooks
+    focus: tuple[Focus, ...] = ()
+    blank_rules: BlankRules = field(default_factory=BlankRules)
+    cache: dict[str, Any] = field(default_factory=dict)  # per-process values an exercise computes once
 
     def __repr__(self) -> str:
         return (f"Exercise({self.id!r}, public={len(self.public_checks)}, hidden={len(self.hidden_checks)}, "
@@ -76,6 +94,11 @@ class Exercise:
     def secret(self) -> str | None:
         return os.environ.get("GRADING_SECRET") or self.config.get("instructor_secret")
 
+    @property
+    def target_name(self) -> str:
+        """The file name the exercise cell writes (what compile errors and nvcc name)."""
+        return Path(self.config["target"]).name
+
     def line_of(self, text: str) -> int:
         """Template line (1-based) holding ``text``."""
         for i, line in enumerate(self.template.splitlines(), 1):
@@ -87,9 +110,15 @@ class Exercise:
     def blank_line(self) -> int:
         return self.line_of(self.blank)
 
+    def focus_by_id(self, fid: str) -> Focus:
+        for f in self.focus:
+            if f.id == fid:
+                return f
+        raise SpecError(f"{self.id}: no [[focus]] with id {fid!r}")
+
     @property
-    def read_line(self) -> int:
-        return self.line_of(self.config["transposed_read"])
+    def heatmap_focus(self) -> Focus | None:
+        return next((f for f in self.focus if f.heatmap), None)
 
     def fill(self, blank_text: str) -> str:
         """The template with the blank replaced (kept on one line, so template line numbers hold)."""
@@ -98,51 +127,146 @@ class Exercise:
     def blank_value(self, text: str) -> int:
         return evaluate(text, self.names)
 
-    def value_range(self) -> tuple[int, int]:
-        """Legal values of the blank: a positive size whose tile fits the static shared-memory limit."""
-        tile_rows = self.names.get("TILE_DIM", 1)
-        limit = _smem_limit()
-        return 1, max(1, limit // (tile_rows * int(self.config.get("element_bytes", 4))))
+    def value_range(self) -> tuple[int, int] | None:
+        """Legal values of the blank: exercise.py's ``value_range(ex)``, else config ``[blank_rules] range``."""
+        hook = getattr(self.module, "value_range", None)
+        if hook is not None:
+            return hook(self)
+        r = self.config.get("blank_rules", {}).get("range")
+        return (int(r[0]), int(r[1])) if r else None
+
+    def call(self, case: Case) -> Call:
+        """The host function's arguments and reference outputs for ``case`` (exercise.py's ``call``)."""
+        return self.module.call(case)
+
+    @property
+    def vetoes(self) -> list:
+        """The exercise's own veto rules (exercise.py's ``VETOES``), run before the generic ones."""
+        return list(getattr(self.module, "VETOES", []))
 
     @property
     def solution_path(self) -> Path:
         """The reference solution (instructor copy only)."""
         return self.folder / self.config.get("solution", "solution.cu")
 
+    @property
+    def instructor_files(self) -> tuple[str, ...]:
+        """Files of the folder the student build drops."""
+        return (*INSTRUCTOR_FILES, self.config.get("solution", "solution.cu"),
+                *self.config.get("instructor_files", []))
+
     def fingerprint(self) -> str:
-        """Changes whenever the template or public checks change (receipts carry it)."""
+        """Changes whenever the template or what the public checks run changes (receipts carry it)."""
         h = hashlib.sha256(self.template.encode())
         h.update(Path(self.public_module.__file__).read_bytes())
         return h.hexdigest()[:12]
 
 
-def _smem_limit() -> int:
-    try:
-        from labsim.gpus import GPUS
-        return int(GPUS["H200"].smem_per_block)
-    except Exception:  # labsim absent: fall back to the CUDA static limit the presets also carry
-        return 48 * 1024
+def roots() -> list[Path]:
+    """Where exercises are looked for, in order."""
+    extra = [Path(p) for p in os.environ.get(ROOTS_ENV, "").split(os.pathsep) if p.strip()]
+    out = [EXERCISES_DIR]
+    for p in extra:
+        if p.resolve() not in [r.resolve() for r in out]:
+            out.append(p)
+    return out
+
+
+def discover() -> dict[str, Path]:
+    """id -> folder of every exercise under the roots; the same id twice is a SpecError."""
+    found: dict[str, Path] = {}
+    for root in roots():
+        if not root.is_dir():
+            raise SpecError(f"exercises root {root} is not a folder (from ${ROOTS_ENV})")
+        for p in sorted(root.iterdir()):
+            if (p / "config.toml").is_file():
+                if p.name in found:
+                    raise SpecError(f"exercise {p.name!r} is in two roots: {found[p.name]} and {p}")
+                found[p.name] = p
+    return found
 
 
 def available() -> list[str]:
-    return sorted(p.name for p in EXERCISES_DIR.iterdir() if (p / "config.toml").is_file())
+    return sorted(discover())
 
 
-_CACHE: dict[str, Exercise] = {}
+_CACHE: dict[Path, Exercise] = {}
 
 
-def load_exercise(name: str) -> Exercise:
-    """Load ``grading/exercises/<name>``; raises SpecError naming what is missing."""
-    if name in _CACHE:
-        return _CACHE[name]
-    folder = EXERCISES_DIR / name
+def clear_caches() -> None:
+    """Forget every exercise's per-process values (tests that swap the simulator call this)."""
+    for ex in _CACHE.values():
+        ex.cache.clear()
+
+
+def _package(name: str, folder: Path) -> str:
+    """The import name of an exercise folder: grading.exercises.<id> in the package, else a synthetic
+    package registered from the folder (so the folder's modules can import each other relatively)."""
+    if folder.resolve().parent == EXERCISES_DIR.resolve():
+        return f"grading.exercises.{name}"
+    pkg = f"_grading_exercise_{name}"
+    mod = sys.modules.get(pkg)
+    if mod is None or Path(mod.__path__[0]).resolve() != folder.resolve():
+        spec = importlib.util.spec_from_loader(pkg, loader=None, is_package=True)
+        mod = importlib.util.module_from_spec(spec)
+        mod.__path__ = [str(folder)]
+        sys.modules[pkg] = mod
+        for sub in [k for k in sys.modules if k.startswith(pkg + ".")]:
+            del sys.modules[sub]
+    return pkg
+
+
+def _import(pkg: str, module: str, *, optional: bool = False) -> ModuleType | None:
+    try:
+        return importlib.import_module(f"{pkg}.{module}")
+    except ModuleNotFoundError as e:
+        if optional and e.name == f"{pkg}.{module}":
+            return None
+        raise
+
+
+def _focus(name: str, config: dict, lines: list[str]) -> tuple[Focus, ...]:
+    out = []
+    for f in config.get("focus", []):
+        for key in ("id", "label", "line"):
+            if key not in f:
+                raise SpecError(f"{name}: a [[focus]] entry lacks {key!r}")
+        hit = [i for i, line in enumerate(lines, 1) if f["line"] in line]
+        if len(hit) != 1:
+            raise SpecError(f"{name}: focus {f['id']!r}: {len(hit)} template lines contain {f['line']!r} (need 1)")
+        out.append(Focus(f["id"], f["label"], hit[0], f.get("space", ""), f.get("op", ""), f.get("array", ""),
+                         bool(f.get("heatmap", False))))
+    return tuple(out)
+
+
+def load_exercise(name: str | Path) -> Exercise:
+    """Load an exercise by id (searched in the roots) or by folder; raises SpecError naming what is wrong."""
+    if isinstance(name, Path) or os.sep in str(name):
+        folder = Path(name)
+        name = folder.name
+    else:
+        known = discover()
+        if name not in known:
+            raise SpecError(f"unknown exercise {name!r}; known: {', '.join(sorted(known)) or 'none'}")
+        folder = known[name]
+    key = folder.resolve()
+    if key in _CACHE:
+        return _CACHE[key]
     cfg_path = folder / "config.toml"
     if not cfg_path.is_file():
-        raise SpecError(f"unknown exercise {name!r}; known: {', '.join(available()) or 'none'}")
+        raise SpecError(f"{folder}: no config.toml")
     try:
         config = tomllib.loads(cfg_path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{cfg_path}: {e}") from None
+    missing = [k for k in REQUIRED_KEYS if k not in config]
+    if missing:
+        raise SpecError(f"{cfg_path}: missing {', '.join(missing)}")
+    if config["id"] != name:
+        raise SpecError(f"{cfg_path}: id = {config['id']!r} but the folder is {name!r}")
+    for f in ("exercise.py", "public_checks.py", config["template"]):
+        if not (folder / f).is_file():
+            raise SpecError(f"{name}: {folder / f} is missing")
     template = (folder / config["template"]).read_text(encoding="utf-8")
     if template.count(config["blank"]) != 1:
         raise SpecError(f"{name}: the template must hold the blank {config['blank']!r} exactly once")
@@ -153,19 +277,67 @@ def load_exercise(name: str) -> Exercise:
         if not hit:
             raise SpecError(f"{name}: region {r['id']!r} matches no template line")
         regions.append(Region(r["id"], r["label"], hit, r.get("veto")))
-    public = importlib.import_module(f"grading.exercises.{name}.public_checks")
-    try:
-        hidden = importlib.import_module(f"grading.exercises.{name}.hidden_checks")
-    except ModuleNotFoundError as e:
-        if e.name != f"grading.exercises.{name}.hidden_checks":
-            raise
-        hidden = None                  # the student build ships without them
+    pkg = _package(name, folder)
+    module = _import(pkg, "exercise")
+    if not callable(getattr(module, "call", None)):
+        raise SpecError(f"{name}: exercise.py must define call(case) -> grading.sim.Call")
+    public = _import(pkg, "public_checks")
+    hidden = _import(pkg, "hidden_checks", optional=True)      # the student build ships without them
+    for mod in filter(None, (public, hidden)):
+        if not callable(getattr(mod, "cases", None)):
+            raise SpecError(f"{name}: {mod.__name__} must define cases()")
     rubric_path = folder / "rubric.toml"
     rubric = tomllib.loads(rubric_path.read_text(encoding="utf-8")) if rubric_path.is_file() else {}
     manual = [ManualItem(m["id"], m["name"], float(m["points"]), tuple(m["headings"]), m.get("marker", ""),
                          rubric.get(m["id"], {})) for m in config.get("manual", [])]
+    try:
+        rules = BlankRules.from_config(config.get("blank_rules", {}))
+    except (ValueError, TypeError) as e:
+        raise SpecError(f"{cfg_path}: {e}") from None
     ex = Exercise(name, folder, config, template, constexpr_names(template), regions,
                   collect_checks(public), collect_checks(hidden) if hidden else [], hidden, public,
-                  manual, rubric)
-    _CACHE[name] = ex
+                  manual, rubric, module, _focus(name, config, lines), rules)
+    _CACHE[key] = ex
     return ex
+
+
+def resolve(exercise: str | None = None, path: str | Path | None = None) -> Exercise:
+    """The exercise meant: the one named; else the one whose ``target`` file has ``path``'s name; else the
+    only exercise there is; else the one whose template ``path``'s code resembles most. SpecError when that
+    leaves none or several."""
+    if exercise:
+        return load_exercise(exercise)
+    known = available()
+    if path is not None:
+        hits = [n for n in known if Path(load_exercise(n).config["target"]).name == Path(path).name]
+        if len(hits) == 1:
+            return load_exercise(hits[0])
+    if len(known) == 1:
+        return load_exercise(known[0])
+    best = _closest(known, path)
+    if best is not None:
+        return best
+    raise SpecError(f"say which exercise (one of: {', '.join(known) or 'none'})")
+
+
+def _closest(known: list[str], path: str | Path | None) -> Exercise | None:
+    """The exercise whose template shares clearly the most tokens with the file (a renamed exercise file)."""
+    import difflib
+
+    from .ctokens import tokenize
+    try:
+        p = Path(path) if path is not None else None
+        if p is None or not p.is_file() or p.stat().st_size > 1_000_000:
+            return None
+        keys = [t.key for t in tokenize(p.read_text(encoding="utf-8", errors="replace"))]
+    except Exception:          # not code we can read: the caller says which exercises exist
+        return None
+    scores = []
+    for n in known:
+        ex = load_exercise(n)
+        sm = difflib.SequenceMatcher(a=[t.key for t in tokenize(ex.template)], b=keys, autojunk=False)
+        scores.append((sm.ratio(), n))
+    scores.sort(reverse=True)
+    if scores and scores[0][0] >= 0.5 and (len(scores) == 1 or scores[0][0] - scores[1][0] >= 0.1):
+        return load_exercise(scores[0][1])
+    return None

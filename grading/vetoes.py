@@ -1,53 +1,61 @@
-"""Veto rules of the seed's rubric that a machine can judge honestly. Each returns a Veto or None."""
+"""Veto rules a machine can judge honestly. A rule takes the GradeState and returns a Veto or None.
+
+An exercise's own rules (exercise.py's ``VETOES``) run first, then the generic ones: an edit to a template
+region that carries ``veto = "<id>"`` in config.toml, and saved check output that its code does not produce.
+Every rule runs on its own: a rule that raises is reported as an internal error and the others still run.
+"""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+import traceback
+from typing import Callable
 
 from .results import Veto
+from .state import GradeState
 
-if TYPE_CHECKING:
-    from .pipeline import GradeState
-
-
-def _title(st: "GradeState", vid: str, default: str) -> str:
-    return st.exercise.rubric.get("vetoes", {}).get(vid, default)
+Rule = Callable[[GradeState], "Veto | list[Veto] | None"]
 
 
-def right_by_luck(st: "GradeState") -> Veto | None:
-    """The matrix is right, but the transposed read conflicts as much as with no padding at all."""
-    ctx = st.hidden_ctx or st.public_ctx
-    if ctx is None:
-        return None
-    runs = [r for kind in ("normal", "boundary") for r in ctx.runs(kind)]
-    if not runs or not all(r.passed for r in runs):
-        return None
-    factor = ctx.read_factor(ctx.runs("normal")[0])
-    baseline = ctx.unpadded_factor()
-    if factor is None or baseline is None or baseline <= 1 or factor < baseline:
-        return None
-    return Veto("right_by_luck", "结果碰巧正确但核心因果链错误",
-                f"填空 `{st.result.blank}` = {st.result.value} 让转置结果正确，但转置读每个请求仍是 {factor:g} 个 "
-                f"wavefront，和不加填充（第二维 = TILE_DIM）时的 {baseline:g} 个一样：填充没有把一列的元素错开到不同的 bank。")
-
-
-def deleted_bounds_check(st: "GradeState") -> Veto | None:
-    """Any edit that touches a region whose veto is deleted_bounds_check."""
+def region_edits(st: GradeState) -> list[Veto]:
+    """One veto per vetoing region an edit touched; title and reason from config ``[vetoes.<id>]``."""
     conf = st.conformance
     if conf is None or conf.problem_kind == "unrelated":     # not this exercise's code: nothing was deleted
-        return None
-    vetoing = {r.id for r in st.exercise.regions if r.veto == "deleted_bounds_check"}
-    hits = [e for e in conf.edits if vetoing & set(e.regions)]
-    if not hits:
-        return None
-    what = "；".join(e.describe(st.exercise.region_labels) for e in hits)
-    return Veto("deleted_bounds_check", "删除边界检查", f"边界检查被改动：{what}。边界守卫保证非 32 倍数的矩阵不越界，不能删改。")
+        return []
+    ex = st.exercise
+    out = []
+    for vid in dict.fromkeys(r.veto for r in ex.regions if r.veto):
+        ids = {r.id for r in ex.regions if r.veto == vid}
+        hits = [e for e in conf.edits if ids & set(e.regions)]
+        if not hits:
+            continue
+        text = ex.config.get("vetoes", {}).get(vid, {})
+        labels = "、".join(r.label for r in ex.regions if r.id in ids)
+        what = "；".join(e.describe(ex.region_labels) for e in hits)
+        out.append(Veto(vid, text.get("title", f"改动了{labels}"),
+                        text.get("reason", "{labels}被改动：{edits}。").format(edits=what, labels=labels)))
+    return out
 
 
-def unrun_output(st: "GradeState") -> Veto | None:
+def unrun_output(st: GradeState) -> Veto | None:
     """Saved check output that does not match the code it claims to come from."""
     if st.receipt is None or not st.receipt.flagged:
         return None
     return Veto("unrun_output", "把未运行结果说成实测", st.receipt.message)
 
 
-VETO_RULES: list[Callable[["GradeState"], Veto | None]] = [right_by_luck, deleted_bounds_check, unrun_output]
+GENERIC_RULES: list[Rule] = [region_edits, unrun_output]
+
+
+def run_rules(st: GradeState, rules: list[Rule]) -> list[Veto]:
+    """Apply every rule in isolation; a rule's own error is recorded, never hides the other rules."""
+    found: list[Veto] = []
+    for rule in rules:
+        try:
+            v = rule(st)
+        except Exception:
+            tb = traceback.format_exc()
+            st.result.instructor.setdefault("internal_errors", []).append(tb)
+            name = getattr(rule, "__name__", repr(rule))
+            st.result.notes.append(f"评分程序在一票否决规则 {name} 出错（不是你的问题，已通知老师）；其余规则照常执行。")
+            continue
+        found.extend(v if isinstance(v, list) else [v] if v is not None else [])
+    return found

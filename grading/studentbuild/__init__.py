@@ -28,8 +28,12 @@ STEPS = [copy_package.run, drop_hidden_checks.run, drop_rubrics.run, strip_confi
          verify.run]
 
 
-def build(out_dir: Path, exercises: tuple[str, ...] = ("lesson09",)) -> BuildContext:
-    """Write ``out_dir/grading``; raises verify.BuildError if anything hidden survived."""
+def build(out_dir: Path, exercises: tuple[str, ...] | None = None) -> BuildContext:
+    """Write ``out_dir/grading`` with ``exercises`` (ids; default: every exercise in grading/exercises/);
+    raises verify.BuildError if anything hidden survived."""
+    if exercises is None:
+        from ..spec import EXERCISES_DIR
+        exercises = tuple(sorted(p.name for p in EXERCISES_DIR.iterdir() if (p / "config.toml").is_file()))
     ctx = BuildContext(Path(out_dir) / "grading", tuple(exercises))
     for step in STEPS:
         step(ctx)

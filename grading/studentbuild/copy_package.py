@@ -1,4 +1,5 @@
-"""Step 1: copy the grading package (sources and data, no caches) and only the chosen exercises."""
+"""Step 1: copy the grading package (sources and data, no caches) and only the chosen exercises; an exercise
+from another root (GRADING_EXERCISES) is copied into the package's exercises/ folder."""
 from __future__ import annotations
 
 import shutil
@@ -19,3 +20,9 @@ def run(ctx) -> None:
 
     shutil.copytree(SOURCE, ctx.out, ignore=ignore)
     ctx.log.append(f"copied {SOURCE} -> {ctx.out}")
+    from ..spec import load_exercise
+    for name in ctx.exercises:
+        folder = load_exercise(name).folder
+        if folder.resolve().parent != (SOURCE / "exercises").resolve():
+            shutil.copytree(folder, ctx.out / "exercises" / name, ignore=shutil.ignore_patterns("__pycache__", "*.py[co]"))
+            ctx.log.append(f"copied {folder} -> {ctx.out / 'exercises' / name}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import tomllib
 
-INSTRUCTOR_KEYS = ("instructor_secret",)
+from ..spec import INSTRUCTOR_KEYS
 
 
 def strip_keys(text: str, keys: tuple[str, ...] = INSTRUCTOR_KEYS) -> str:

@@ -1,12 +1,8 @@
 """Step 6: prove nothing hidden survived — no hidden-check module, none of its check names or function
-names, no instructor secret, no rubric or solution."""
+names, no instructor secret, none of the files an exercise keeps for instructors (rubric, solution, ...)."""
 from __future__ import annotations
 
-import importlib
-import tomllib
 from pathlib import Path
-
-SOURCE = Path(__file__).resolve().parent.parent
 
 
 class BuildError(RuntimeError):
@@ -15,25 +11,30 @@ class BuildError(RuntimeError):
 
 def forbidden_strings(exercises: tuple[str, ...]) -> dict[str, str]:
     """Strings that only hidden material contains, with what each is (read from the instructor copy)."""
+    from ..spec import load_exercise
     out: dict[str, str] = {}
-    for ex in exercises:
-        cfg = tomllib.loads((SOURCE / "exercises" / ex / "config.toml").read_text(encoding="utf-8"))
-        if cfg.get("instructor_secret"):
-            out[cfg["instructor_secret"]] = f"{ex} instructor secret"
-        hidden = importlib.import_module(f"grading.exercises.{ex}.hidden_checks")
-        from grading.checks import collect_checks
-        for spec in collect_checks(hidden):
-            out[spec.id] = f"{ex} hidden check function {spec.id}"
-            out[spec.name] = f"{ex} hidden check name"
+    for name in exercises:
+        ex = load_exercise(name)
+        if ex.config.get("instructor_secret"):
+            out[ex.config["instructor_secret"]] = f"{name} instructor secret"
+        for spec in ex.hidden_checks:
+            out[spec.id] = f"{name} hidden check function {spec.id}"
+            out[spec.name] = f"{name} hidden check name"
     return out
+
+
+def _forbidden_files(ctx) -> set[Path]:
+    from ..spec import load_exercise
+    return {ctx.out / "exercises" / name / f for name in ctx.exercises for f in load_exercise(name).instructor_files}
 
 
 def run(ctx) -> None:
     forbidden = forbidden_strings(ctx.exercises)
+    files = _forbidden_files(ctx)
     for p in sorted(ctx.out.rglob("*")):
         if not p.is_file():
             continue
-        if p.name in ("hidden_checks.py", "rubric.toml", "solution.cu"):
+        if p.name == "hidden_checks.py" or p in files:
             raise BuildError(f"{p} must not ship")
         text = p.read_text(encoding="utf-8", errors="replace")
         for s, what in forbidden.items():

@@ -16,11 +16,17 @@ sys.path.insert(0, str(HERE))
 
 import fakecuda  # noqa: E402
 
-import grading.context  # noqa: E402
-import grading.pipeline  # noqa: E402
 import grading.sim  # noqa: E402
 from grading.sim import cuda_available  # noqa: E402
-from grading.spec import load_exercise  # noqa: E402
+from grading.spec import clear_caches, load_exercise  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def fixture_exercises(monkeypatch):
+    """The fixture exercises (not lessons) are found like any other, by the grading tests only (in the
+    environment, so subprocesses see them too)."""
+    from grading_testlib import fixture_roots
+    monkeypatch.setenv("GRADING_EXERCISES", fixture_roots())
 
 
 @pytest.fixture(scope="session")
@@ -29,10 +35,9 @@ def ex():
 
 
 def _use(monkeypatch, compile_fn) -> None:
-    for mod in (grading.sim, grading.context, grading.pipeline):
-        monkeypatch.setattr(mod, "compile_source", compile_fn)
+    monkeypatch.setattr(grading.sim, "compile_source", compile_fn)
     monkeypatch.setattr(grading.sim, "cuda_available", lambda: True)
-    grading.context._BASELINE.clear()
+    clear_caches()
 
 
 @pytest.fixture(params=["labsim.cuda", "fake"])
@@ -43,9 +48,9 @@ def sim(request, monkeypatch):
     else:
         if not cuda_available():
             pytest.skip("labsim.cuda (CUDA C front end) not installed yet")
-        grading.context._BASELINE.clear()
+        clear_caches()
     yield request.param
-    grading.context._BASELINE.clear()
+    clear_caches()
 
 
 @pytest.fixture
@@ -53,5 +58,5 @@ def fake_sim(monkeypatch):
     """The test double only: for tests of reporting and batch logic, not of the simulator."""
     _use(monkeypatch, lambda src, filename="x.cu": fakecuda.compile(src))
     yield "fake"
-    grading.context._BASELINE.clear()
+    clear_caches()
 

@@ -1,6 +1,9 @@
 """Names the grading tests share (a module, not conftest, so test files can import it unambiguously)."""
 from __future__ import annotations
 
+import json
+import os
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -8,10 +11,31 @@ import pytest
 from grading.sim import cuda_available
 
 HERE = Path(__file__).parent
-SUBMISSIONS = HERE / "submissions"
+FIXTURE_EXERCISES = HERE / "fixtures" / "exercises"     # exercises that are not lessons (GRADING_EXERCISES)
+CORPORA = HERE / "submissions"                           # one corpus per exercise: submissions/<id>/
+SUBMISSIONS = CORPORA / "lesson09"
 REFERENCE = HERE.parents[1] / "grading" / "exercises" / "lesson09" / "solution.cu"   # the reference solution
 
 needs_cuda = pytest.mark.skipif(not cuda_available(), reason="labsim.cuda (CUDA C front end) not installed yet")
+
+
+def fixture_roots() -> str:
+    """GRADING_EXERCISES with the fixture exercises' root added."""
+    return os.pathsep.join([str(FIXTURE_EXERCISES)] + [p for p in [os.environ.get("GRADING_EXERCISES")] if p])
+
+
+def exercise_ids() -> list[str]:
+    """Every exercise the grading tests see (at collection time, before the autouse fixture runs)."""
+    from grading.spec import available
+    before = os.environ.get("GRADING_EXERCISES")
+    os.environ["GRADING_EXERCISES"] = fixture_roots()
+    try:
+        return available()
+    finally:
+        if before is None:
+            del os.environ["GRADING_EXERCISES"]
+        else:
+            os.environ["GRADING_EXERCISES"] = before
 
 
 def path_of(name: str) -> Path:
@@ -21,3 +45,63 @@ def path_of(name: str) -> Path:
 
 def fill(ex, blank: str) -> str:
     return ex.template.replace(ex.blank, blank)
+
+
+def expectations(exercise_id: str) -> tuple[dict, dict[str, dict]]:
+    """([exercise] of submissions/<id>/expected.toml, file name -> expectation)."""
+    data = tomllib.loads((CORPORA / exercise_id / "expected.toml").read_text(encoding="utf-8"))
+    head = data.pop("exercise")
+    return head, data
+
+
+def corpus_file(ex, name: str) -> Path:
+    return ex.solution_path if name == "solution.cu" else CORPORA / ex.id / name
+
+
+def auto_check_ids(ex) -> list[str]:
+    return [c.id for c in ex.public_checks + ex.hidden_checks]
+
+
+def assert_expected(ex, res, exp: dict, head: dict) -> None:
+    """``res`` (a SubmissionResult) is what ``exp`` (one entry of expected.toml) says."""
+    auto = auto_check_ids(ex)
+    status = {t.id: t.status for t in res.tests}
+    want_failed = set(auto) if exp.get("failed") == "all" else set(exp.get("failed", []))
+    failed = {t for t in auto if status[t] != "passed"}
+    assert failed == want_failed, {t.id: t.output for t in res.tests if t.id in failed ^ want_failed}
+    assert {v.id for v in res.vetoes} == set(exp.get("vetoes", [])), res.vetoes
+    if exp.get("problem"):
+        assert res.problem and exp["problem"] in res.problem, res.problem
+        assert all(t.output.startswith("未运行") for t in res.tests if t.id in auto)
+    else:
+        assert res.problem is None, res.problem
+    conformance = exp.get("conformance", "passed")
+    assert status.get("conformance") == (None if conformance == "none" else conformance)
+    for n in exp.get("notes", []):
+        assert any(n in note for note in res.notes), res.notes
+    assert res.max_score == head["max_score"] and res.pending_max == head["pending"]
+    points = {c.id: c.points for c in ex.public_checks + ex.hidden_checks}
+    expected_score = sum(p for c, p in points.items() if c not in want_failed)
+    assert res.score == expected_score
+    pass_score = ex.config["pass_score"]
+    assert res.verdict == ("fail" if exp.get("vetoes") or expected_score + head["pending"] < pass_score
+                           else "pending" if head["pending"] else "pass")
+    validate_gradescope(res.to_gradescope())
+
+
+def validate_gradescope(d: dict) -> None:
+    """Gradescope's results.json schema, as its autograder specification describes it."""
+    assert isinstance(d["score"], (int, float)) and isinstance(d["tests"], list)
+    assert d.get("visibility", "visible") in ("hidden", "after_due_date", "after_published", "visible")
+    assert isinstance(d["extra_data"], dict) and isinstance(d["extra_data"]["veto"], list)
+    for t in d["tests"]:
+        assert set(t) <= {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format",
+                          "tags", "visibility", "extra_data"}
+        assert isinstance(t["name"], str) and isinstance(t["output"], str) and isinstance(t["tags"], list)
+        assert 0 <= t["score"] <= t["max_score"]
+        assert t.get("status", "passed") in ("passed", "failed")
+        assert t["visibility"] in ("hidden", "after_due_date", "after_published", "visible")
+        if "manual" in t["tags"]:
+            assert t["score"] == 0 and "status" not in t and "pending" in t["tags"]
+    assert d["score"] == pytest.approx(sum(t["score"] for t in d["tests"]))
+    json.dumps(d)

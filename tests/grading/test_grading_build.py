@@ -79,7 +79,8 @@ def test_student_build_has_no_hidden_material(student):
 
 
 def _run_student(student: Path, code: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}   # labsim from the repo; grading from the build (cwd first)
+    # labsim from the repo; grading from the build (cwd first); no extra exercise roots, as on a student's machine
+    env = {**{k: v for k, v in os.environ.items() if k != "GRADING_EXERCISES"}, "PYTHONPATH": str(REPO)}
     return subprocess.run([sys.executable, "-c", code], cwd=student, env=env, capture_output=True, text=True,
                           timeout=120)
 

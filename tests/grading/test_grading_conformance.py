@@ -14,7 +14,7 @@ from grading.conformance import check_conformance
 
 def conform(ex, text):
     return check_conformance(ex.template, text, blank=ex.blank, names=ex.names, regions=ex.regions,
-                             value_range=ex.value_range())
+                             value_range=ex.value_range(), rules=ex.blank_rules)
 
 
 def _code_spaces(text: str) -> list[tuple[int, int]]:
@@ -65,7 +65,8 @@ def test_multiline_blank_is_canonicalised_and_keeps_lines(ex):
     assert c.blank_text == "TILE_DIM + 1" and c.value == 33
     assert ex.fill(c.blank_text).count("\n") == ex.template.count("\n")
     # lines after the blank moved down by one in the student's file
-    assert c.line_map[ex.read_line] == ex.read_line + 1
+    read_line = ex.focus_by_id("transposed_read").line
+    assert c.line_map[read_line] == read_line + 1
 
 
 @pytest.mark.parametrize("edit,region", [

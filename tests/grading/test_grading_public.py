@@ -28,10 +28,11 @@ def test_counters_per_line_with_read_line_marked(ex, sim, tmp_path, capsys):
     # two extra comment lines before the kernel: the report speaks in the student's line numbers
     text = "// 我的笔记\n// 第二行\n" + fill(ex, "TILE_DIM + 1")
     rep = check(write(tmp_path, text), quiet=True)
-    reads = [c for c in rep.counters if c.transposed_read]
+    reads = [c for c in rep.counters if c.focus]
     assert len(reads) == 1
     read = reads[0]
-    assert read.line == ex.read_line + 2 and read.template_line == ex.read_line
+    read_line = ex.focus_by_id("transposed_read").line
+    assert read.focus == "转置读" and read.line == read_line + 2 and read.template_line == read_line
     assert "tile[threadIdx.x][threadIdx.y + j]" in read.source
     # independent count: a 64×96 input, block 32×8, 4 iterations: one shared load per warp per iteration
     M, N = 64, 96
@@ -45,7 +46,7 @@ def test_counters_per_line_with_read_line_marked(ex, sim, tmp_path, capsys):
 def test_heatmap_is_the_students_transposed_read(ex, sim, tmp_path, ld):
     rep = check(write(tmp_path, fill(ex, str(ld))), quiet=True)
     wa = rep.heatmap
-    assert wa is not None and wa.space == "shared" and wa.op == "ld" and wa.line == ex.read_line
+    assert wa is not None and wa.space == "shared" and wa.op == "ld" and wa.line == ex.focus_by_id("transposed_read").line
     # brute force: lane k of warp 0 reads tile[k][0] -> word k*ld
     expected = np.array([(k * ld) % 32 for k in range(32)])
     assert np.array_equal(np.asarray(wa.banks), expected)
@@ -64,7 +65,7 @@ def test_student_mistakes_give_friendly_messages(ex, tmp_path, capsys, blank, wo
 
 
 def test_missing_file(tmp_path, capsys):
-    rep = check(tmp_path / "nope.cu")
+    rep = check(tmp_path / "09_transpose_tiled.cu")      # the exercise is found by the target's file name
     assert not rep.ok and "先运行上面的练习单元格" in capsys.readouterr().out
 
 
@@ -81,11 +82,11 @@ def test_reprs(ex, sim, tmp_path):
 
 
 def test_missing_front_end_is_a_message_not_an_exception(ex, tmp_path, monkeypatch, capsys):
-    import grading.pipeline
+    import grading.sim
     from grading.sim import SimUnavailable
 
     def unavailable(src, filename="x"):
         raise SimUnavailable("no front end")
-    monkeypatch.setattr(grading.pipeline, "compile_source", unavailable)
+    monkeypatch.setattr(grading.sim, "compile_source", unavailable)
     rep = check(write(tmp_path, fill(ex, "TILE_DIM + 1")))
     assert not rep.ok and "labsim.cuda" in capsys.readouterr().out

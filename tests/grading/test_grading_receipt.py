@@ -16,7 +16,7 @@ from grading.receipt import make_receipt
 def run_check(tmp_path, code: str) -> str:
     p = tmp_path / "run.cu"
     p.write_text(code, encoding="utf-8")
-    return check(p, quiet=True).text()
+    return check(p, "lesson09", quiet=True).text()
 
 
 def grade_nb(ex, tmp_path, code, output):

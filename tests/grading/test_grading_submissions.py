@@ -1,5 +1,6 @@
-"""The corpus: the reference solution through every hidden check, and one deliberately wrong submission per
-failure mode (tests/grading/submissions/fails_*.cu), each failing exactly what its name says."""
+"""Lesson 9's corpus: the reference solution through every hidden check, and one deliberately wrong submission
+per failure mode (tests/grading/submissions/lesson09/fails_*.cu, expectations in expected.toml there), each
+failing exactly what its name says; and lesson 9's own promises (hidden shapes, messages)."""
 from __future__ import annotations
 
 import json
@@ -7,47 +8,11 @@ import re
 
 import numpy as np
 import pytest
-from grading_testlib import REFERENCE, SUBMISSIONS, path_of
+from grading_testlib import REFERENCE, SUBMISSIONS, assert_expected, expectations, path_of, validate_gradescope
 
 from grading.pipeline import Options, grade_submission
 
-AUTO = ["public_normal", "public_boundary", "public_conflict_free", "normal_shapes", "conflict_free_read",
-        "boundary_shapes", "race_free", "oob_free"]
-ALL_PASS = {t: "passed" for t in AUTO}
-
-
-def expect(failed=(), vetoes=(), problem=None, conformance="passed", notes=()):
-    return {"failed": set(failed), "vetoes": set(vetoes), "problem": problem, "conformance": conformance,
-            "notes": notes}
-
-
-BLOCKED = set(AUTO)
-EXPECTED = {
-    "solution.cu": expect(),                  # the reference solution, through every hidden check
-    "passes_literal_33_with_magic_line.cu": expect(notes=["TILE_DIM + 1"]),
-    "passes_padding_plus3.cu": expect(notes=["256 字节"]),
-    "passes_whitespace_and_comments.cu": expect(),
-    "fails_bank_conflict.cu": expect(failed={"public_conflict_free", "conflict_free_read"}),
-    "fails_right_by_luck_tile_dim.cu": expect(failed={"public_conflict_free", "conflict_free_read"},
-                                              vetoes={"right_by_luck"}),
-    "fails_right_by_luck_32.cu": expect(failed={"public_conflict_free", "conflict_free_read"}, vetoes={"right_by_luck"}),
-    "fails_right_by_luck_64.cu": expect(failed={"public_conflict_free", "conflict_free_read"}, vetoes={"right_by_luck"}),
-    "fails_out_of_bounds.cu": expect(failed={"public_normal", "public_boundary", "public_conflict_free", "normal_shapes",
-                                             "conflict_free_read", "boundary_shapes", "oob_free", "race_free"}),
-    "fails_bounds_check_deleted.cu": expect(vetoes={"deleted_bounds_check"}, conformance="failed"),
-    "fails_bounds_check_weakened.cu": expect(vetoes={"deleted_bounds_check"}, conformance="failed"),
-    "fails_conformance_syncthreads_removed.cu": expect(conformance="failed"),
-    "fails_conformance_loop_never_ends.cu": expect(conformance="failed"),
-    "fails_unfilled_blank.cu": expect(failed=BLOCKED, problem="______", conformance="failed"),
-    "fails_blank_syntax_error.cu": expect(failed=BLOCKED, problem="不是合法的整数常量表达式", conformance="failed"),
-    "fails_blank_injection.cu": expect(failed=BLOCKED, problem="不能闭合数组再追加代码", conformance="failed"),
-    "fails_blank_not_constant.cu": expect(failed=BLOCKED, problem="`M`", conformance="failed"),
-    "fails_blank_too_large.cu": expect(failed=BLOCKED, problem="静态共享内存", conformance="failed"),
-    "fails_empty.cu": expect(failed=BLOCKED, problem="空文件", conformance=None),
-    "fails_not_utf8.cu": expect(failed=BLOCKED, problem="UTF-8", conformance=None),
-    "fails_not_json.ipynb": expect(failed=BLOCKED, problem="JSON", conformance=None),
-    "fails_no_exercise_cell.ipynb": expect(failed=BLOCKED, problem="练习单元格", conformance=None),
-}
+HEAD, EXPECTED = expectations("lesson09")
 
 
 def test_reference_differs_from_template_only_in_the_blank(ex):
@@ -56,55 +21,15 @@ def test_reference_differs_from_template_only_in_the_blank(ex):
     assert c.edits == [] and c.blank_ok and c.value == ex.names["TILE_DIM"] + 1
 
 
-def test_every_corpus_file_has_an_expectation():
-    files = {p.name for p in SUBMISSIONS.iterdir() if p.is_file()} | {"solution.cu"}
-    assert files == set(EXPECTED)
-
-
-def validate_gradescope(d: dict) -> None:
-    """Gradescope's results.json schema, as its autograder specification describes it."""
-    assert isinstance(d["score"], (int, float)) and isinstance(d["tests"], list)
-    assert d.get("visibility", "visible") in ("hidden", "after_due_date", "after_published", "visible")
-    assert isinstance(d["extra_data"], dict) and isinstance(d["extra_data"]["veto"], list)
-    for t in d["tests"]:
-        assert set(t) <= {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format",
-                          "tags", "visibility", "extra_data"}
-        assert isinstance(t["name"], str) and isinstance(t["output"], str) and isinstance(t["tags"], list)
-        assert 0 <= t["score"] <= t["max_score"]
-        assert t.get("status", "passed") in ("passed", "failed")
-        assert t["visibility"] in ("hidden", "after_due_date", "after_published", "visible")
-        if "manual" in t["tags"]:
-            assert t["score"] == 0 and "status" not in t and "pending" in t["tags"]
-    assert d["score"] == pytest.approx(sum(t["score"] for t in d["tests"]))
-    json.dumps(d)
-
-
 def hidden_shapes(res) -> list[tuple[int, int]]:
     return [tuple(int(v) for v in re.search(r"(\d+)x(\d+)", c).groups()) for c in res.instructor.get("cases", [])]
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_corpus(ex, sim, name):
+    """Lesson 9's corpus on both front ends (test_grading_exercises runs every exercise's on labsim.cuda)."""
     res = grade_submission(path_of(name), ex, options=Options(nvcc="off"))
-    exp = EXPECTED[name]
-    status = {t.id: t.status for t in res.tests}
-    failed = {t for t in AUTO if status[t] != "passed"}
-    assert failed == exp["failed"], {t.id: t.output for t in res.tests if t.id in failed ^ exp["failed"]}
-    assert {v.id for v in res.vetoes} == exp["vetoes"]
-    if exp["problem"]:
-        assert res.problem and exp["problem"] in res.problem
-        assert all(t.output.startswith("未运行") for t in res.tests if t.id in AUTO)
-    else:
-        assert res.problem is None
-    assert status.get("conformance") == exp["conformance"]
-    for n in exp["notes"]:
-        assert any(n in note for note in res.notes), res.notes
-    # scoring follows the rubric: normal 2 (correct 1 + conflict-free 1), boundary 1, manual 7 pending
-    assert res.max_score == 10 and res.pending_max == 7
-    auto = sum(1 for t in ("normal_shapes", "conflict_free_read", "boundary_shapes") if status[t] == "passed")
-    assert res.score == auto
-    assert res.verdict == ("fail" if exp["vetoes"] or auto + 7 < 8 else "pending")
-    validate_gradescope(res.to_gradescope())
+    assert_expected(ex, res, EXPECTED[name], HEAD)
 
 
 def _brute_wavefronts(ld: int) -> int:

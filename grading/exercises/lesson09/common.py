@@ -1,43 +1,17 @@
 """Pieces the public and hidden checks of lesson 9 share (shipped with the public checks)."""
 from __future__ import annotations
 
-from grading.checks import Outcome
+from typing import Any
+
+import numpy as np
+
+from grading.checks import FAILURE_LABELS, Outcome, failure_kind, instructor_detail, tally
 from grading.context import RunContext
-from grading.explain import conflict_explanation
 from grading.sim import SHARED_LD_CONFLICTS, RunRecord
 
-FAILURE_LABELS = {"wrong": "结果错误", "oob": "越界访问", "sim": "运行错误", "internal": "模拟器内部错误",
-                  "race": "数据竞争"}
+from .exercise import READ, read_factor
 
-
-def failure_kind(rec: RunRecord) -> str | None:
-    """Why a run did not pass, as a FAILURE_LABELS key (None when it passed)."""
-    if rec.error_kind:
-        return rec.error_kind
-    if rec.race_count:
-        return "race"
-    return None if rec.correct else "wrong"
-
-
-def tally(runs: list[RunRecord]) -> tuple[int, dict[str, int]]:
-    passed, failures = 0, {}
-    for r in runs:
-        k = failure_kind(r)
-        if k is None:
-            passed += 1
-        else:
-            failures[FAILURE_LABELS[k]] = failures.get(FAILURE_LABELS[k], 0) + 1
-    return passed, failures
-
-
-def instructor_detail(runs: list[RunRecord]) -> str:
-    lines = []
-    for r in runs:
-        k = failure_kind(r)
-        state = "ok" if k is None else FAILURE_LABELS[k]
-        extra = f": {r.error}" if r.error else (f": {r.wrong} wrong, {r.unwritten} unwritten" if r.wrong else "")
-        lines.append(f"{r.case.id} {r.case.M}x{r.case.N} seed={r.case.seed} -> {state}{extra}")
-    return "\n".join(lines)
+__all__ = ["FAILURE_LABELS", "failure_kind", "tally", "instructor_detail", "conflict_outcome", "padding_notes"]
 
 
 def conflict_outcome(ctx: RunContext, runs: list[RunRecord], *, show_shapes: bool) -> Outcome:
@@ -45,19 +19,43 @@ def conflict_outcome(ctx: RunContext, runs: list[RunRecord], *, show_shapes: boo
     good = [r for r in runs if failure_kind(r) is None]
     if not good:
         return Outcome(False, "结果还不正确，先让转置结果正确，再看 bank conflict。")
-    line = ctx.read_line
+    ex = ctx.exercise
+    line = ex.focus_by_id(READ).line
     conflicts = sum(r.line_metric(line, SHARED_LD_CONFLICTS) for r in good)
-    factor = ctx.read_factor(good[0])
+    factor = read_factor(ex, good[0])
     per = f"每个 warp 请求 {factor:g} 个 wavefront" if factor is not None else "每个 warp 请求多个 wavefront"
     data = {"read_conflicts": conflicts, "read_wavefronts_per_request": factor}
     if conflicts == 0:
         notes = padding_notes(ctx)
         return Outcome(True, f"转置读（模板第 {line} 行）没有 bank conflict：{per}，"
                              f"{SHARED_LD_CONFLICTS} = 0。", data=data, notes=notes)
-    why = conflict_explanation(good[0].read_sample, ctx.value, int(ctx.exercise.config.get("element_bytes", 4)))
+    why = conflict_explanation(good[0].sample(READ), ctx.value, int(ex.config.get("element_bytes", 4)))
     # a hidden check must not reveal its inputs, and a total over hidden cases would hint at their sizes
     total = f"，{SHARED_LD_CONFLICTS} = {conflicts}" if show_shapes else ""
     return Outcome(False, f"转置读（模板第 {line} 行）有 bank conflict：{per}{total}。{why}", data=data)
+
+
+def conflict_explanation(sample: Any, value: int | None, element_bytes: int = 4) -> str:
+    """Why one warp's transposed read needs several wavefronts: which lanes share a bank, from labsim's
+    sample (never from a formula the student cannot see)."""
+    if sample is None:
+        return ""
+    active = np.asarray(sample.active, dtype=bool)
+    banks = np.asarray(sample.banks)[active]
+    words = np.asarray(sample.words)[active]
+    lanes = np.flatnonzero(active)
+    used = len(set(banks.tolist()))
+    text = f"采样的 warp（block {tuple(sample.block)}，warp {sample.warp}）里 {len(lanes)} 个 lane 只用到 {used} 个 bank"
+    for b in sorted(set(banks.tolist())):
+        mask = banks == b
+        if len(set(words[mask].tolist())) > 1:
+            pair = lanes[mask][:2]
+            text += f"，例如 lane {pair[0]} 和 lane {pair[1]} 读 bank {b} 里的不同字"
+            break
+    if value is not None:
+        stride_words = value * element_bytes // 4
+        text += f"。第二维 {value} 让相邻两行相隔 {stride_words} 个 4 字节字，{stride_words} mod 32 = {stride_words % 32}"
+    return text + "。"
 
 
 def padding_notes(ctx: RunContext) -> list[str]:

@@ -11,6 +11,7 @@ from grading.context import RunContext
 from grading.sim import Case
 
 from .common import conflict_outcome, instructor_detail, tally
+from .exercise import shape
 
 TILE = 32
 
@@ -31,17 +32,17 @@ def cases(rng: np.random.Generator) -> dict[str, list[Case]]:
         m, n = (int(rng.choice(sizes)) for _ in range(2))
         if i == 2 and m == n:                       # at least one non-square tile grid
             n = TILE if m != TILE else 2 * TILE
-        normal.append(Case(f"normal-{i}", "normal", m, n, seed()))
+        normal.append(shape(f"normal-{i}", "normal", m, n, seed()))
     boundary = [
-        Case("one-by-one", "boundary", 1, 1, seed()),
-        Case("one-row", "boundary", 1, _non_multiple(rng, 2, 100), seed()),
-        Case("one-column", "boundary", _non_multiple(rng, 2, 100), 1, seed()),
-        Case("ragged", "boundary", _non_multiple(rng, 33, 100), _non_multiple(rng, 33, 100), seed()),
-        Case("tall", "boundary", _non_multiple(rng, 150, 260), _non_multiple(rng, 2, 20), seed()),
-        Case("wide", "boundary", _non_multiple(rng, 2, 20), _non_multiple(rng, 150, 260), seed()),
+        shape("one-by-one", "boundary", 1, 1, seed()),
+        shape("one-row", "boundary", 1, _non_multiple(rng, 2, 100), seed()),
+        shape("one-column", "boundary", _non_multiple(rng, 2, 100), 1, seed()),
+        shape("ragged", "boundary", _non_multiple(rng, 33, 100), _non_multiple(rng, 33, 100), seed()),
+        shape("tall", "boundary", _non_multiple(rng, 150, 260), _non_multiple(rng, 2, 20), seed()),
+        shape("wide", "boundary", _non_multiple(rng, 2, 20), _non_multiple(rng, 150, 260), seed()),
     ]
     m = int(rng.choice(sizes[1:]))
-    race = [Case("race", "race", m, m, seed())]
+    race = [shape("race", "race", m, m, seed())]
     return {"normal": normal, "boundary": boundary, "race": race}
 
 

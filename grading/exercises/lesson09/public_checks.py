@@ -6,10 +6,11 @@ from grading.context import RunContext
 from grading.sim import Case
 
 from .common import FAILURE_LABELS, conflict_outcome, failure_kind
+from .exercise import shape
 
 CASES = {
-    "normal": [Case("public-64x96", "normal", 64, 96, seed=9)],
-    "boundary": [Case("public-33x47", "boundary", 33, 47, seed=10)],
+    "normal": [shape("public-64x96", "normal", 64, 96, seed=9)],
+    "boundary": [shape("public-33x47", "boundary", 33, 47, seed=10)],
 }
 
 
@@ -20,15 +21,15 @@ def cases(rng=None) -> dict[str, list[Case]]:
 def _shape_outcome(ctx: RunContext, kind: str) -> Outcome:
     rec = ctx.runs(kind)[0]
     k = failure_kind(rec)
-    shape = f"{rec.case.M}×{rec.case.N}"
+    size = rec.case.shape_text("×")
     if k is None:
-        return Outcome(True, f"{shape} 的输入转置正确。")
+        return Outcome(True, f"{size} 的输入转置正确。")
     if k == "wrong":
-        return Outcome(False, f"{shape} 的输入转置错误：{rec.wrong} 个元素与 numpy 的转置不同"
+        return Outcome(False, f"{size} 的输入转置错误：{rec.wrong} 个元素与 numpy 的转置不同"
                               f"（其中 {rec.unwritten} 个从未写入）。")
     if k == "race":
-        return Outcome(False, f"{shape} 的输入有数据竞争：{rec.races[0] if rec.races else ''}")
-    return Outcome(False, f"{shape} 的输入运行出错（{FAILURE_LABELS[k]}）：{rec.error}")
+        return Outcome(False, f"{size} 的输入有数据竞争：{rec.races[0] if rec.races else ''}")
+    return Outcome(False, f"{size} 的输入运行出错（{FAILURE_LABELS[k]}）：{rec.error}")
 
 
 @check_case(name="公开检查：64×96 转置正确", kind="normal")

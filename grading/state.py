@@ -1,0 +1,47 @@
+"""What grading one submission accumulates (GradeState) and how to grade (Options).
+
+A leaf module: the pipeline's steps and the veto rules (generic ones and an exercise's own) both read it,
+so neither imports the other.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .conformance import Conformance
+    from .context import RunContext
+    from .nvcc import NvccResult
+    from .receipt import ReceiptCheck
+    from .results import SubmissionResult
+    from .source import Submission
+    from .spec import Exercise
+
+
+@dataclass
+class Options:
+    """How to grade: ``nvcc`` is "auto" (where it exists), "on" or "off"."""
+
+    nvcc: str = "auto"
+    secret: str | None = None
+    hidden: bool = True
+
+
+@dataclass
+class GradeState:
+    exercise: "Exercise"
+    submission: "Submission"
+    options: Options
+    result: "SubmissionResult"
+    conformance: "Conformance | None" = None
+    graded_source: str | None = None
+    program: Any = None
+    blocked: str | None = None            # why checks cannot run (Chinese), shown on every check
+    public_ctx: "RunContext | None" = None
+    hidden_ctx: "RunContext | None" = None
+    public_summary: list = field(default_factory=list)
+    receipt: "ReceiptCheck | None" = None
+    nvcc: "NvccResult | None" = None
+
+    def __repr__(self) -> str:
+        return f"GradeState({self.exercise.id}, {self.submission.name!r}, blocked={self.blocked!r})"
