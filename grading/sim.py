@@ -119,7 +119,8 @@ class Call:
 @dataclass(frozen=True)
 class Focus:
     """An instruction the report focuses on (config ``[[focus]]``): found by its template line's text and,
-    on that line, by memory space, operation and array name; ``label`` is how reports name it."""
+    on that line, by memory space, operation, array name and (``access``) the column its access starts at;
+    ``label`` is how reports name it."""
 
     id: str
     label: str
@@ -128,10 +129,12 @@ class Focus:
     op: str = ""                       # "ld" / "st" / "atom" / "" (any)
     array: str = ""                    # "" matches any array
     heatmap: bool = False              # the public report's heatmap shows this instruction's sample
+    col: int | None = None             # 1-based column of the access (labsim's instruction site); None: any
 
     def matches(self, s: Any) -> bool:
         return (s.line == self.line and (not self.space or s.space == self.space)
-                and (not self.op or s.op == self.op) and (not self.array or s.array == self.array))
+                and (not self.op or s.op == self.op) and (not self.array or s.array == self.array)
+                and (self.col is None or getattr(s, "col", None) == self.col))
 
 
 @dataclass

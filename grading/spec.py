@@ -234,8 +234,18 @@ def _focus(name: str, config: dict, lines: list[str]) -> tuple[Focus, ...]:
         hit = [i for i, line in enumerate(lines, 1) if f["line"] in line]
         if len(hit) != 1:
             raise SpecError(f"{name}: focus {f['id']!r}: {len(hit)} template lines contain {f['line']!r} (need 1)")
+        col = None
+        if "access" in f:          # e.g. "x[(i * 2) % n]": one of several accesses on the line
+            text = lines[hit[0] - 1]
+            if text.count(f["access"]) != 1:
+                raise SpecError(f"{name}: focus {f['id']!r}: access {f['access']!r} must occur once on its line")
+            col = text.index(f["access"]) + 1
+            blank_at = text.find(config["blank"])
+            if 0 <= blank_at < col:
+                raise SpecError(f"{name}: focus {f['id']!r}: the blank precedes the access on its line, so its "
+                                "column moves with the student's answer; use array/op instead")
         out.append(Focus(f["id"], f["label"], hit[0], f.get("space", ""), f.get("op", ""), f.get("array", ""),
-                         bool(f.get("heatmap", False))))
+                         bool(f.get("heatmap", False)), col))
     return tuple(out)
 
 

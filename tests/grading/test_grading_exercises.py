@@ -210,3 +210,17 @@ def test_check_finds_the_exercise_of_a_renamed_file(eid, tmp_path):
     p.write_text(ex.solution_path.read_text(encoding="utf-8"), encoding="utf-8")
     assert resolve(None, p).id == eid
     assert resolve(None, tmp_path / ex.target_name).id == eid        # by the target's name, even if absent
+
+
+def test_focus_tells_two_accesses_on_one_line_apart():
+    """labsim identifies instructions by site: with ``access`` a focus picks one of two loads of x on a line."""
+    from types import SimpleNamespace as NS
+
+    from grading.sim import Focus
+    line = "    if (i < n) { y[i] = x[i] + x[(i * 2) % n]; }"
+    first, second = line.index("x[i]") + 1, line.index("x[(i") + 1
+    loads = [NS(line=3, col=first, space="global", op="ld", array="x"),
+             NS(line=3, col=second, space="global", op="ld", array="x")]
+    f = Focus("strided", "跨步读 x", 3, "global", "ld", "x", col=second)
+    assert [s.col for s in loads if f.matches(s)] == [second]
+    assert len([s for s in loads if Focus("any", "读 x", 3, "global", "ld", "x").matches(s)]) == 2
