@@ -116,3 +116,37 @@ def test_bad_blanks(ex, blank, kind):
 def test_unrelated_source(ex):
     c = conform(ex, "int main() { return 0; }\n")
     assert c.problem_kind == "unrelated"
+
+
+# ---- an index-expression blank ([blank_rules] kind = "expression"), as a 1-D access-pattern exercise has ----
+
+INDEX_TEMPLATE = """constexpr int STRIDE = 2;
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        y[i] = x[______];
+    }
+}
+"""
+
+
+def test_expression_blank_takes_any_expression_without_a_value():
+    from grading.conformance import BlankRules
+    rules = BlankRules.from_config({"kind": "expression", "unfilled": "把 `{blank}` 换成下标表达式。"})
+    ok = check_conformance(INDEX_TEMPLATE, INDEX_TEMPLATE.replace("______", "(i * STRIDE) % n"), blank="______",
+                           names={"STRIDE": 2}, rules=rules)
+    assert ok.blank_ok and ok.value is None and ok.blank_text == "( i * STRIDE ) % n"
+    unfilled = check_conformance(INDEX_TEMPLATE, INDEX_TEMPLATE, blank="______", names={}, rules=rules)
+    assert unfilled.problem == "把 `______` 换成下标表达式。"
+    escape = check_conformance(INDEX_TEMPLATE, INDEX_TEMPLATE.replace("______", "i]; y[0"), blank="______",
+                               names={}, rules=rules)
+    assert escape.problem_kind == "injection" and "`]`" in escape.problem
+
+
+def test_blank_rules_refuse_unknown_keys_and_kinds():
+    from grading.conformance import BlankRules
+    with pytest.raises(ValueError, match="unknown keys"):
+        BlankRules.from_config({"unfiled": "typo"})
+    with pytest.raises(ValueError, match="kind"):
+        BlankRules.from_config({"kind": "regex"})
+    assert BlankRules.from_config({"range": [1, 4]}) == BlankRules()       # the range is the exercise's

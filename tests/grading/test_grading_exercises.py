@@ -224,3 +224,27 @@ def test_focus_tells_two_accesses_on_one_line_apart():
     f = Focus("strided", "跨步读 x", 3, "global", "ld", "x", col=second)
     assert [s.col for s in loads if f.matches(s)] == [second]
     assert len([s for s in loads if Focus("any", "读 x", 3, "global", "ld", "x").matches(s)]) == 2
+
+
+@pytest.mark.parametrize("breakage,message", [
+    (lambda d: (d / "exercise.py").unlink(), "exercise.py is missing"),
+    (lambda d: (d / "exercise.py").write_text("X = 1\n"), "must define call"),
+    (lambda d: _edit(d / "config.toml", 'line = "y[i] = a * x[i];"', 'line = "no such line"'), "focus 'load_x'"),
+    (lambda d: _edit(d / "config.toml", 'id = "vecscale"', 'id = "other"'), "but the folder is"),
+    (lambda d: _edit(d / "config.toml", 'host_function = "launch_scale"\n', ''), "missing host_function"),
+    (lambda d: _edit(d / "config.toml", 'kind = "constexpr"', 'kind = "regex"'), "kind"),
+    (lambda d: _edit(d / "template.cu", "______", "BLOCK"), "exactly once"),
+])
+def test_a_broken_exercise_folder_is_named_clearly(tmp_path, breakage, message):
+    from grading.spec import SpecError
+    d = tmp_path / "vecscale"
+    shutil.copytree(FIXTURE_EXERCISES / "vecscale", d, ignore=shutil.ignore_patterns("__pycache__"))
+    breakage(d)
+    with pytest.raises(SpecError, match=message):
+        load_exercise(d)
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
