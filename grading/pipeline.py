@@ -68,7 +68,7 @@ def step_conformance(st: GradeState) -> None:
         st.result.tests.append(TestResult("conformance", "只修改填空处", 0, 0, "failed", out, ["conformance"]))
     else:
         st.result.tests.append(TestResult("conformance", "只修改填空处", 0, 0, "passed",
-                                          f"只改了填空：`{conf.blank_text}` = {conf.value}。", ["conformance"]))
+                                          f"只改了填空：`{conf.blank_text}`" + ("" if conf.value is None else f" = {conf.value}") + "。", ["conformance"]))
 
 
 def step_nvcc(st: GradeState) -> None:

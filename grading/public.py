@@ -51,6 +51,9 @@ class CheckReport:
     heatmap: Any = None
     heatmap_summary: str = ""
     receipt: str | None = None
+    # one warp's labsim WarpAccess of each [[focus]] instruction (by focus id) in the first public case, for
+    # figures (sector maps, heatmaps); a focus the run never reached maps to None
+    samples: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         passed = sum(c.status == "passed" for c in self.checks)
@@ -169,6 +172,7 @@ def _build(p: Path, ex) -> CheckReport:
         run = ctx.run(ctx.all_cases()[0])         # the first public case shows the counters
         rep.counters_case = f"{run.case.shape_text('×')} 输入"
         rep.counters = _counters(run, st, ex)
+        rep.samples = {f.id: run.sample(f.id) for f in ex.focus}
         hm = ex.heatmap_focus
         if hm is not None:
             rep.heatmap = run.sample(hm.id)

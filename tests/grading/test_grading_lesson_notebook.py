@@ -16,7 +16,8 @@ LESSON = "lessons/lesson09_transpose_tiled.qmd"
 pytestmark = [needs_cuda, pytest.mark.skipif(not (REPO / LESSON).exists(), reason="lesson 9 not written yet")]
 
 
-def exercise_notebook():
+def exercise_notebook(lesson: str = LESSON):
+    """The student notebook coursebuild makes from ``lesson`` (exercise branch)."""
     cb = pytest.importorskip("coursebuild")
     from coursebuild.context import BuildContext
     from coursebuild.leaks import hidden_snippets
@@ -24,7 +25,7 @@ def exercise_notebook():
     from coursebuild.qmd import read_qmd
     from coursebuild.transforms import NOTEBOOK_PIPELINE, SOURCE_PIPELINE, run_pipeline
     assert cb
-    doc = read_qmd(REPO / LESSON, LESSON)
+    doc = read_qmd(REPO / lesson, lesson)
     ndoc = run_pipeline(doc, BuildContext("exercise", "ipynb", hidden_snippets(REPO)),
                         SOURCE_PIPELINE + NOTEBOOK_PIPELINE)
     return to_notebook(ndoc, student=True, branch="exercise")

@@ -1,0 +1,111 @@
+"""Lesson 8's exercise beyond what every exercise is checked for (test_grading_exercises.py): the hidden
+shapes it promises, the right-by-luck veto's message, hidden inputs kept from students, and the lesson's
+own notebook filled in by a "student", checked in a Jupyter kernel and graded with its receipt."""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+
+import pytest
+from grading_testlib import CORPORA, needs_cuda
+
+from grading.pipeline import Options, grade_submission
+from grading.spec import load_exercise
+
+pytestmark = needs_cuda
+CORPUS = CORPORA / "lesson08"
+LESSON = "lessons/lesson08_transpose_naive.qmd"
+
+
+@pytest.fixture(scope="module")
+def ex8():
+    return load_exercise("lesson08")
+
+
+def grade(ex, path):
+    return grade_submission(path, ex, options=Options(nvcc="off"))
+
+
+def hidden_shapes(res) -> list[tuple[str, int, int]]:
+    out = []
+    for c in res.instructor.get("cases", []):
+        m, n = re.search(r"(\d+)x(\d+)", c).groups()
+        out.append((c.split()[0], int(m), int(n)))
+    return out
+
+
+def test_hidden_cases_cover_the_promised_shapes(ex8):
+    shapes = hidden_shapes(grade(ex8, ex8.solution_path))
+    square = [(m, n) for cid, m, n in shapes if cid.startswith("square")]
+    nonsquare = [(m, n) for cid, m, n in shapes if cid.startswith("nonsquare")]
+    boundary = [(m, n) for cid, m, n in shapes if cid not in {c for c, *_ in shapes if c.startswith(("square", "non"))}
+                and not cid.startswith("public")]
+    assert len(square) >= 3 and all(m == n and m % 32 == 0 for m, n in square)
+    assert len(nonsquare) >= 3 and all(m != n and m % 32 == 0 and n % 32 == 0 for m, n in nonsquare)
+    assert any(m < n for m, n in nonsquare) and any(m > n for m, n in nonsquare), "both orientations"
+    assert (1, 1) in boundary and any(m == 1 < n for m, n in boundary) and any(n == 1 < m for m, n in boundary)
+    assert any(m % 32 and n % 32 and m > 32 and n > 32 for m, n in boundary)
+
+
+def test_square_only_fill_is_vetoed_with_its_cause(ex8):
+    res = grade(ex8, CORPUS / "fails_right_by_luck_square_only.cu")
+    (veto,) = [v for v in res.vetoes if v.id == "right_by_luck"]
+    runs = hidden_shapes(res)
+    squares = sum(1 for _, m, n in runs if m == n) + 1            # + the public 64×64
+    assert f"在全部 {squares} 个方阵" in veto.reason and "output 是 N 行 M 列" in veto.reason
+    public = next(t for t in res.tests if t.id == "public_nonsquare")
+    assert "越界" in public.output and "output[6144]" in public.output   # 64×96: col * N + row reaches M·N
+
+
+def test_student_visible_text_never_shows_hidden_inputs(ex8):
+    from grading.report import feedback_markdown
+    for name in ("fails_right_by_luck_square_only.cu", "fails_out_of_bounds.cu"):
+        res = grade(ex8, CORPUS / name)
+        visible = json.dumps(res.to_gradescope(), ensure_ascii=False) + feedback_markdown(res)
+        public = {(c.M, c.N) for k in ex8.public_module.cases().values() for c in k}
+        for _, m, n in hidden_shapes(res):
+            if (m, n) in public or 1 in (m, n):
+                continue
+            for form in (f"{m}x{n}", f"{m}×{n}", f"M={m}", f"({m}, {n})"):
+                assert not re.search(rf"(?<![\d×x]){re.escape(form)}(?![\d×x])", visible), (name, form)
+        for t in res.tests:
+            if t.hidden:
+                assert re.fullmatch(r"[^：]+：\d+/\d+(（[^）]*）)?", t.output), t.output
+
+
+def test_student_fills_the_lesson_notebook_and_the_grader_accepts_it(ex8, tmp_path, monkeypatch):
+    """The exercise-branch notebook of lesson 8, filled and run top to bottom in a kernel, then graded."""
+    import nbformat
+    from nbclient import NotebookClient
+    from test_grading_lesson_notebook import REPO, exercise_notebook, role
+
+    nb = exercise_notebook(LESSON)
+    assert [role(c) for c in nb.cells].count("exercise") == 1
+    ex_cell = next(c for c in nb.cells if role(c) == "exercise")
+    ex_cell.source = ex_cell.source.replace("______", "col * M + row")
+    for q in ("解释你的实现", "Q1", "Q2", "Q3"):
+        cell = next(c for c in nb.cells if c.cell_type == "markdown" and f"### {q}\n" in c.source)
+        mark = cell.source.index("**你的答案：**", cell.source.index(f"### {q}\n")) + len("**你的答案：**")
+        cell.source = cell.source[:mark] + f"\n\n我的 {q} 回答：因为……所以……\n" + cell.source[mark:]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    run = copy.deepcopy(nb)
+    NotebookClient(run, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(REPO / "lessons")}}).execute()
+    errors = [o for c in run.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors, errors
+    check = next(c for c in run.cells if role(c) == "check")
+    text = "".join(o.get("text", "") for o in check.outputs)
+    assert "公开检查全部通过" in text and "receipt lesson08" in text
+    assert any("image/png" in o.get("data", {}) for o in check.outputs), "the sector maps of the student's kernel"
+    p = tmp_path / "lesson08.ipynb"
+    nbformat.write(run, str(p))
+    res = grade(ex8, p)
+    assert res.problem is None and res.score == 3 and not res.vetoes and res.instructor["receipt"] == "ok"
+
+    # the blank changes afterwards and the notebook is submitted without re-running the check
+    next(c for c in run.cells if role(c) == "exercise").source = ex_cell.source.replace("col * M + row", "row + col * M")
+    nbformat.write(run, str(p))
+    res = grade(ex8, p)
+    assert [v.id for v in res.vetoes] == ["unrun_output"]
