@@ -95,6 +95,16 @@ BANDWIDTH_KERNELS = (
 BANDWIDTH_SIZES = (1024, 8192)
 
 
+class Prose(str):
+    """A sentence computed from data: a paragraph in a notebook, plain text in a terminal."""
+
+    def _repr_markdown_(self) -> str:
+        return "".join("\\" + c if c in "_*`[]" else c for c in str(self))   # names like __restrict__ stay literal
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 # ---- the lesson's kernels on labsim ------------------------------------------------------------------------
 
 def template_path() -> Path:
@@ -247,6 +257,20 @@ def line_table(res) -> Table:
                   t("sector/请求", "sectors/req"), t("效率", "efficiency")], rows)
 
 
+def _show(obj) -> None:
+    """Display a Table as HTML in a notebook, as text elsewhere."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:
+        print(obj)
+        return
+    if get_ipython() is None:
+        print(obj)
+    else:
+        display(obj)
+
+
 def run_file(path: str | Path = "/tmp/08_copy.cu", host: str = "launch_copy", M: int = 256, N: int = 256) -> Figure:
     """Compile a CUDA file with labsim.cuda, run its host launcher on a random M×N matrix, print the per-line
     counters and whether the output equals the input, and return sector maps of one warp's load and store.
@@ -264,13 +288,13 @@ def run_file(path: str | Path = "/tmp/08_copy.cu", host: str = "launch_copy", M:
     except (LabsimError, OSError) as e:
         print(f"{type(e).__name__}: {e}")
         return None
-    print(line_table(res))
+    _show(line_table(res))
     same = np.array_equal(out, a.reshape(-1))
     print(t(f"{M}×{N} 矩阵：输出{'等于' if same else '不等于'}输入（copy 应当相等）。",
             f"{M}×{N}: output {'equals' if same else 'differs from'} the input."))
     samples = [s.sample for s in sorted(res.instructions, key=lambda s: (s.line or 0, s.op)) if s.space == "global"]
-    return draw_sector_maps(samples, [f"{t('第', 'line ')}{s.line}{t(' 行', '')} {t('读', 'load') if s.op == 'ld' else t('写', 'store')}"
-                                      for s in samples])
+    return draw_sector_maps(samples, [t(f"第 {s.line} 行：{'读' if s.op == 'ld' else '写'}",
+                                        f"line {s.line}: {'load' if s.op == 'ld' else 'store'}") for s in samples])
 
 
 # ---- the student's kernel (check cell) -------------------------------------------------------------------------
@@ -480,9 +504,11 @@ def bandwidth_table(path: str | Path | None = None) -> Table:
     notes = []
     meta = data.get("meta", {}) if data else {}
     if data:
-        notes.append(t(f"H200 记录：{meta.get('gpu', 'H200')}，驱动 {meta.get('driver', '?')}，nvcc {meta.get('nvcc', '?')}，"
-                       f"{meta.get('date', '?')}；命令：{meta.get('command', '?')}",
-                       f"H200 recording: {meta}"))
+        timing = str(meta.get("command", "?")).split("; DRAM bytes:")[0]
+        notes.append(t(f"H200 记录：{meta.get('gpu', 'H200')}，驱动 {meta.get('driver', '?')}，nvcc {meta.get('nvcc', '?')} "
+                       f"{meta.get('nvcc_flags', '')}，{meta.get('date', '?')}。计时：{timing}。"
+                       "DRAM 字节的 ncu 命令见 measurements/h200/bandwidth/results.json 的 meta.command。",
+                       f"H200 recording: {meta.get('gpu')}, {meta.get('date')}; timing: {timing}"))
     else:
         notes.append(t("本机没有 H200 带宽记录（measurements/h200/bandwidth/results.json），H200 一列未记录。",
                        "no H200 bandwidth recording here"))
@@ -493,7 +519,7 @@ def bandwidth_table(path: str | Path | None = None) -> Table:
                            "effective bandwidth = 2·n²·4 bytes / kernel time"), notes=notes)
 
 
-def estimate_error_text(path: str | Path | None = None) -> str:
+def estimate_error_text(path: str | Path | None = None) -> Prose:
     """How far labsim's estimate is from the H200 recording, per matrix size, computed from the data."""
     data = load_bandwidth(path)
     names = dict(BANDWIDTH_KERNELS)
@@ -509,9 +535,9 @@ def estimate_error_text(path: str | Path | None = None) -> str:
             parts.append(t(f"{n}² 时是实测的 {lo[1]:.2f} 倍（{names[lo[0]]}）到 {hi[1]:.2f} 倍（{names[hi[0]]}）",
                            f"{n}²: {lo[1]:.2f}× to {hi[1]:.2f}× the measurement"))
     if not parts:
-        return t("H200 的带宽尚未记录，所以这里还不能给出 labsim 估计的误差；记录之后本句由数据生成。",
-                 "The H200 bandwidth is not recorded yet, so the estimate's error cannot be stated.")
-    return t("labsim 的估计：", "labsim's estimate: ") + t("；", "; ").join(parts) + t("。", ".")
+        return Prose(t("H200 的带宽尚未记录，所以这里还不能给出 labsim 估计的误差；记录之后本句由数据生成。",
+                 "The H200 bandwidth is not recorded yet, so the estimate's error cannot be stated."))
+    return Prose(t("labsim 的估计：", "labsim's estimate: ") + t("；", "; ").join(parts) + t("。", "."))
 
 
 def load_details(path: str | Path | None = None) -> dict:
@@ -560,17 +586,17 @@ def traffic_table(n: int = 8192, path: str | Path | None = None) -> Table:
                  caption=t(f"{n}×{n} float32：每一层内存看到多少", f"{n}×{n}: traffic at each memory level"), notes=notes)
 
 
-def colread_text(bandwidth: str | Path | None = None, details: str | Path | None = None, n: int = 8192) -> str:
+def colread_text(bandwidth: str | Path | None = None, details: str | Path | None = None, n: int = 8192) -> Prose:
     """What the H200 shows about strided read vs strided write, from the recordings: speed and L2 sectors."""
     data, det = load_bandwidth(bandwidth), load_details(details)
     recs = {k: _record(data, k, n) if data else None for k in ("copy_restrict", "transpose_naive", "transpose_naive_colread")}
     ncu = {k: _ncu(det, k, n) if det else None for k in recs}
     if any(v is None for v in recs.values()) or any(v is None for v in ncu.values()):
-        return t("H200 上两种朴素转置的带宽与 L2 计数尚未记录：先按上面的计数写下你的预测，记录之后本段由数据生成。",
-                 "Not recorded on the H200 yet.")
+        return Prose(t("H200 上两种朴素转置的带宽与 L2 计数尚未记录：先按上面的计数写下你的预测，记录之后本段由数据生成。",
+                 "Not recorded on the H200 yet."))
     g = {k: float(r["gbps_median"]) for k, r in recs.items()}
     c, w, r = ncu["copy_restrict"], ncu["transpose_naive"], ncu["transpose_naive_colread"]
-    return t(
+    return Prose(t(
         f"H200 实测（{n}²）：读跨步、写合并的版本 {round(g['transpose_naive_colread'])} GB/s，"
         f"是读合并、写跨步（本课）的 {g['transpose_naive_colread'] / g['transpose_naive']:.2f} 倍"
         f"（{round(g['transpose_naive'])} GB/s；copy {round(g['copy_restrict'])} GB/s）。"
@@ -579,7 +605,7 @@ def colread_text(bandwidth: str | Path | None = None, details: str | Path | None
         f"（L1 的读 sector 是 copy 的 {r[LD_SECTORS] / c[LD_SECTORS]:.2f} 倍，其余都在 L1 里命中了）。"
         f"DRAM 上本课的内核读写共 {(w['dram__bytes_read.sum'] + w['dram__bytes_write.sum']) / (c['dram__bytes_read.sum'] + c['dram__bytes_write.sum']):.2f} 倍于 copy。",
         f"H200 ({n}²): strided read {round(g['transpose_naive_colread'])} GB/s vs strided write "
-        f"{round(g['transpose_naive'])} GB/s.")
+        f"{round(g['transpose_naive'])} GB/s."))
 
 
 def harris_table() -> Table:

@@ -8,10 +8,12 @@ import re
 import pytest
 
 from figref import brute_sectors
+from lessonref import REPO, read_lesson
 
 from figures import lesson08
 from labsim.gpus import get_gpu
 
+LESSON8 = REPO / "lessons" / "lesson08_transpose_naive.qmd"
 GPU = get_gpu("H200")
 RIGHT = ("对", "right")
 LANES = range(32)
@@ -280,3 +282,69 @@ def test_harris_table():
         assert row[2] == lesson08.HARRIS[row[0]][name]
         est = _expected_estimate(4, 4 if name == "copy" else 32, row[0])
         assert row[3] == round(est) and row[4] == f"{est / row[2]:.2f}×"
+# ---- numbers and names in the prose ---------------------------------------------------------------------------
+
+UNIT = re.compile(r"(\d+(?:\.\d+)?)\s*(个\s*sector|个\s*lane|个线程|字节|个\s*warp|行|列|倍|%|GB/s|个\s*`float`|个元素)")
+
+
+def _claims() -> dict[tuple[str, str], int]:
+    """Each (number, unit) the prose may state, with the value it must equal, derived here."""
+    row_s = brute_sectors([4 * k for k in LANES], FULL, 4)
+    col_s = brute_sectors([4 * 1024 * k for k in LANES], FULL, 4)
+    return {
+        ("32", "字节"): GPU.sector_bytes,
+        ("4", "字节"): 4,                            # sizeof(float)
+        ("64", "字节"): 16 * 4,                       # a 16-float row segment (Q1)
+        ("32", "个线程"): GPU.warp_size,
+        ("256", "个线程"): 32 * 8,
+        ("32", "个lane"): GPU.warp_size,
+        ("8", "个lane"): GPU.sector_bytes // 4,
+        ("4", "个sector"): row_s,
+        ("32", "个sector"): col_s,
+        ("2", "个sector"): brute_sectors([4 * k for k in range(16)] * 2, FULL, 4),
+        ("1", "个sector"): brute_sectors([4 * k for k in range(8)] * 4, FULL, 4),
+        ("8", "行"): 8,                              # BLOCK_ROWS
+        ("1", "行"): 32 // 32, ("2", "行"): 32 // 16, ("4", "行"): 32 // 8,
+        ("32", "列"): 32, ("16", "列"): 16, ("8", "列"): 8,
+        ("4", "个元素"): 32 // 8,                     # per thread: TILE_DIM / BLOCK_ROWS
+        ("2", "个元素"): 2,                           # the 1×2 counterexample's output
+        ("32", "倍"): 32,
+        ("8", "倍"): col_s // row_s,                  # L2 write sectors of a strided vs a row store (Q3)                             # "not a multiple of 32": TILE_DIM
+        ("0", "个warp"): lesson08._instr(lesson08.run_kernel("naive", 256, 256)[0], "st").sample.warp,
+    }
+
+
+def test_prose_numbers_are_derived():
+    claims = _claims()
+    lesson = read_lesson(LESSON8)
+    unchecked = []
+    for ln, text, divs in lesson.prose:
+        if any("外部资料" in d for d in divs):
+            continue
+        prose = re.sub(r"`[^`]*`", "", text)
+        for m in UNIT.finditer(prose):
+            key = (m.group(1), re.sub(r"\s+", "", m.group(2)))
+            if key not in claims:
+                unchecked.append(f"line {ln}: {m.group(0)}")
+    assert not unchecked, "numbers stated in prose that nothing derives: " + "; ".join(unchecked)
+
+
+def test_external_numbers_are_labelled():
+    for ln, text, divs in read_lesson(LESSON8).prose:
+        if "GB/s" in text or re.search(r"\d+\.\d\s*GB", text):
+            assert any("外部资料" in d for d in divs) or not re.search(r"\d", text.split("GB/s")[0][-12:]), \
+                f"line {ln}: a bandwidth figure outside the labelled quotation"
+
+
+def test_metrics_named_in_the_lesson_exist_on_the_h200():
+    known = lesson08.measurements_dir() / "raw" / "query_metrics.txt"
+    if not known.is_file():
+        pytest.skip("no recorded ncu --query-metrics output")
+    names = {ln.split()[0] for ln in known.read_text(encoding="utf-8").splitlines() if ln.strip()}
+    text = LESSON8.read_text(encoding="utf-8")
+    mentioned = set(re.findall(r"\b((?:l1tex|lts|dram|smsp)__[a-z_]+)(?:\.sum)?", text))
+    assert mentioned
+    for m in mentioned:
+        base = m[:-4] if m.endswith(".sum") else m
+        parts = base.split("/")
+        assert parts[0] in names or any(base.startswith(n) for n in names), m
