@@ -67,8 +67,9 @@ def step_conformance(st: GradeState) -> None:
                f"`{conf.blank_text}`：\n- " + "\n- ".join(edits))
         st.result.tests.append(TestResult("conformance", "只修改填空处", 0, 0, "failed", out, ["conformance"]))
     else:
+        value = "" if conf.value is None else f" = {conf.value}"      # an "expression" blank has no value
         st.result.tests.append(TestResult("conformance", "只修改填空处", 0, 0, "passed",
-                                          f"只改了填空：`{conf.blank_text}`" + ("" if conf.value is None else f" = {conf.value}") + "。", ["conformance"]))
+                                          f"只改了填空：`{conf.blank_text}`{value}。", ["conformance"]))
 
 
 def step_nvcc(st: GradeState) -> None:
