@@ -274,7 +274,8 @@ def load_exercise(name: str | Path) -> Exercise:
         raise SpecError(f"{cfg_path}: missing {', '.join(missing)}")
     if config["id"] != name:
         raise SpecError(f"{cfg_path}: id = {config['id']!r} but the folder is {name!r}")
-    for f in ("exercise.py", "public_checks.py", config["template"]):
+    # __init__.py: setuptools ships only folders that are packages (pip install of the kit or the bundle)
+    for f in ("__init__.py", "exercise.py", "public_checks.py", config["template"]):
         if not (folder / f).is_file():
             raise SpecError(f"{name}: {folder / f} is missing")
     template = (folder / config["template"]).read_text(encoding="utf-8")

@@ -229,6 +229,7 @@ def test_focus_tells_two_accesses_on_one_line_apart():
 @pytest.mark.parametrize("breakage,message", [
     (lambda d: (d / "exercise.py").unlink(), "exercise.py is missing"),
     (lambda d: (d / "exercise.py").write_text("X = 1\n"), "must define call"),
+    (lambda d: (d / "__init__.py").unlink(), "__init__.py is missing"),
     (lambda d: _edit(d / "config.toml", 'line = "y[i] = a * x[i];"', 'line = "no such line"'), "focus 'load_x'"),
     (lambda d: _edit(d / "config.toml", 'id = "vecscale"', 'id = "other"'), "but the folder is"),
     (lambda d: _edit(d / "config.toml", 'host_function = "launch_scale"\n', ''), "missing host_function"),
