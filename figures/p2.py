@@ -277,11 +277,76 @@ def explorer_table(presets: Sequence[tuple[int, int, int, str]] = EXPLORER_PRESE
                  caption=t("labsim：探索器的几个设置", "labsim: explorer settings"))
 
 
-def coalescing_explorer():
-    """ipywidgets panel: stride, offset, element size, active lanes -> sector map and labsim's counts.
+def lane_bytes(wa: WarpAccess) -> tuple[np.ndarray, np.ndarray]:
+    """(lanes × touched-sector bytes matrix, used bytes per touched sector) of one warp's access."""
+    m, rel = sector_matrix(wa)
+    used = np.zeros(m.shape[1], dtype=np.int64)
+    act = np.asarray(wa.active, bool)
+    if m.shape[1]:
+        sb = int(wa.sector_bytes)
+        byte = np.unique((wa.addr[act][:, None] + np.arange(int(wa.itemsize))).ravel())
+        base = int((wa.addr[act] // sb).min())
+        used = np.array([np.count_nonzero(byte // sb - base == r) for r in rel], dtype=np.int64)
+    return m, used
 
-    Every change runs the one-warp labsim kernel again (:func:`explorer_access`). Needs a Jupyter frontend.
+
+BYTE_BOUNDS = (0.5, 2.5, 4.5, 8.5, 16.5)
+BYTE_COLORS = ("#c6dbef", "#6baed6", "#3182bd", "#08519c")
+
+
+def explorer_state(stride: int, offset: int, itemsize: int, mask: str) -> dict:
+    """One state of the static explorer (plain JSON): labsim's counts, the lane × sector map, used bytes."""
+    wa = explorer_access(stride, offset, itemsize, mask)
+    m, used = lane_bytes(wa)
+    lanes, cols = np.nonzero(m)
+    return {
+        "sectors": int(wa.sectors), "requested": requested_bytes(wa), "moved": moved_bytes(wa),
+        "efficiency": _pct(efficiency(wa)), "label": describe_setting(stride, offset, itemsize, mask),
+        "map": {"title": t("lane（行）× 碰到的 sector（列，从最低的一个起编号）：格子是该 lane 在这个 sector 里要的字节",
+                           "lane (row) × touched sector (column): bytes the lane reads there"),
+                "cells": np.stack([lanes, cols, m[lanes, cols]], axis=1).ravel().tolist()},
+        "used": {"values": used.tolist(), "title": t("每个 sector 里被用到的字节（满是 32）", "used bytes per sector (of 32)")},
+    }
+
+
+def static_coalescing_explorer(key: str = "p2-coalescing-explorer") -> "object":
+    """The static-site explorer: every (stride, offset, element size, lane mask) precomputed by labsim."""
+    from . import static_explorer as se
+    parts = [
+        se.Number("sectors", t("sector/请求", "sectors per request")),
+        se.Number("requested", t("线程要的字节", "bytes asked")),
+        se.Number("moved", t("搬的字节", "bytes moved")),
+        se.Number("efficiency", t("效率", "efficiency")),
+        se.Text("label"),
+        se.Heatmap("map", rows=WARP, cols=WARP, bounds=BYTE_BOUNDS, colors=BYTE_COLORS,
+                   legend=["2 B", "4 B", "8 B", "16 B"], xlabel=t("sector（相对编号）", "sector"),
+                   ylabel="lane", label=t("lane 要的字节", "bytes per lane")),
+        se.Bars("used", xlabel=t("sector（相对编号）", "sector"), ylabel=t("有用字节", "used bytes")),
+    ]
+    controls = [
+        se.Slider("stride", t("跨度（元素）", "stride"), list(STRIDES), value=1),
+        se.Slider("offset", t("偏移（元素）", "offset"), list(OFFSETS), value=0),
+        se.Radio("itemsize", t("元素", "element"), [(z, f"{ELEMENTS[z][0]} ({z} B)") for z in SIZES], value=4),
+        se.Select("mask", t("活跃 lane", "active lanes"), [(m, label) for m, (label, _) in MASKS.items()], value="all"),
+    ]
+    presets = [(describe_setting(*p), dict(zip(("stride", "offset", "itemsize", "mask"), p)))
+               for p in ((1, 1, 4, "all"), (1, 0, 4, "edge13"), (1, 1, 8, "all"), (8, 0, 4, "odd"))]
+    return se.StaticExplorer(controls, parts, explorer_state,
+                             title=t("合并访存探索器（labsim 预先算好的全部组合）", "coalescing explorer (precomputed by labsim)"),
+                             presets=presets, key=key)
+
+
+def coalescing_explorer():
+    """The explorer: stride, offset, element size, active lanes -> sector map and labsim's counts.
+
+    In Jupyter an ipywidgets panel reruns the one-warp labsim kernel (:func:`explorer_access`) on every change;
+    while ``python -m coursebuild`` builds the static site it is :func:`static_coalescing_explorer` instead.
     """
+    from . import static_explorer as se
+    return se.choose(static_coalescing_explorer, widgets=_widget_explorer)
+
+
+def _widget_explorer():
     import ipywidgets as w
     from IPython.display import display
 

@@ -136,3 +136,18 @@ def test_h200_bandwidth_table_reads_the_recording():
 def test_sector_maps_draw():
     fig = p2.pattern_sector_maps(["contig", "offset1"], ncols=2)
     assert len([a for a in fig.axes if a.get_visible()]) >= 2
+
+
+def test_static_explorer_states_are_labsim_and_brute_force():
+    ex = p2.static_coalescing_explorer(key="p2-test")
+    for stride, offset, size, mask in ((1, 1, 4, "all"), (3, 2, 2, "odd"), (8, 0, 16, "edge13"), (0, 4, 8, "lane0")):
+        view = ex.view_at(stride=stride, offset=offset, itemsize=size, mask=mask)
+        act = p2.MASKS[mask][1](LANES)
+        addr = (offset + stride * LANES) * size
+        sec = brute_sectors(addr, act, size)
+        assert view["sectors"] == sec and view["moved"] == 32 * sec and view["requested"] == size * int(act.sum())
+        cells = np.array(view["map"]["cells"]).reshape(-1, 3)
+        assert set(cells[:, 0]) == set(np.nonzero(act)[0])            # one row per active lane, none else
+        assert (cells[:, 2] == size).all() and len(set(cells[:, 1])) == sec
+        used = view["used"]["values"]
+        assert len(used) == sec and sum(used) == len(set(int(a) + b for a in addr[act] for b in range(size)))
