@@ -80,8 +80,16 @@ def sector_caption(warp_access) -> str:
              f"{n} sectors, {eff_s}% efficient\n(moves {n * sb} B for {req} B requested)")
 
 
-def draw_sector_map(warp_access, ax: Axes | None = None, title: str | None = None) -> Figure:
-    """Draw one warp instruction's lanes × sectors map; returns the Figure."""
+def draw_sector_map(warp_access, ax: Axes | None = None, title: str | None = None) -> Figure | None:
+    """Draw one warp instruction's lanes × sectors map; returns the Figure.
+
+    ``None`` (no access to show, e.g. a lesson's check could not run the kernel) prints a short note and returns
+    None instead of failing, like :func:`figures.heatmap.draw_bank_heatmap`.
+    """
+    if warp_access is None:
+        print(t("（没有可画的全局内存访问：检查没有运行到你的内核。）",
+                "(no global-memory access to draw: the check did not run your kernel)"))
+        return None
     _check_global_access(warp_access, "draw_sector_map")
     wa = warp_access
     m, rel = sector_matrix(wa)

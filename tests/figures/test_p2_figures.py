@@ -151,3 +151,10 @@ def test_static_explorer_states_are_labsim_and_brute_force():
         assert (cells[:, 2] == size).all() and len(set(cells[:, 1])) == sec
         used = view["used"]["values"]
         assert len(used) == sec and sum(used) == len(set(int(a) + b for a in addr[act] for b in range(size)))
+
+
+def test_sector_map_of_nothing_is_a_note(capsys):
+    from figures.sectors import draw_sector_map
+    assert draw_sector_map(None) is None
+    out = capsys.readouterr().out
+    assert "检查没有运行" in out or "did not run" in out
