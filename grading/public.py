@@ -119,10 +119,15 @@ def _heatmap_summary(sample: Any, label: str) -> str:
         return ""
     import numpy as np
     active = np.asarray(sample.active, dtype=bool)
+    where = f"{label}的一个 warp（block {tuple(int(v) for v in sample.block)}，warp {sample.warp}）"
+    if sample.space == "global":
+        ids = sample.sector_ids()
+        sectors = " ".join(str(int(s)) if a else "·" for s, a in zip(ids, active))
+        return (f"{where}lane 0..31 → sector（相对编号）：{sectors}；这条指令 {sample.sectors} 个 sector。"
+                "report.heatmap 可交给 figures.sectors.draw_sector_map 画出。")
     banks = " ".join(str(int(b)) if a else "·" for b, a in zip(sample.banks, active))
-    return (f"{label}的一个 warp（block {tuple(int(v) for v in sample.block)}，warp {sample.warp}）lane 0..31 → bank："
-            f"{banks}；这条指令 {sample.wavefronts} 个 wavefront。report.heatmap 可交给 "
-            "figures.heatmap.draw_bank_heatmap 画出。")
+    return (f"{where}lane 0..31 → bank：{banks}；这条指令 {sample.wavefronts} 个 wavefront。"
+            "report.heatmap 可交给 figures.heatmap.draw_bank_heatmap 画出。")
 
 
 def check(path: str | Path | None = None, exercise: str | None = None, *, quiet: bool = False) -> CheckReport:

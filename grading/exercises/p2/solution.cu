@@ -23,8 +23,9 @@ __global__ void scale_kernel(
 
     // the last block column and row may stick out of the matrix: those threads do nothing
     if (row < M && col < N) {
-        int idx = row * N + col;  // row-major: neighbours in a warp (col, col + 1) are 4 bytes apart
-        out[idx] = alpha * in[idx];
+        int idx = row * N + col;  // row-major: lanes col, col + 1 of a warp are 4 bytes apart
+        float v = in[idx];
+        out[idx] = alpha * v;
     }
 }
 

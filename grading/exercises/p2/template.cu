@@ -24,7 +24,8 @@ __global__ void scale_kernel(
     // the last block column and row may stick out of the matrix: those threads do nothing
     if (row < M && col < N) {
         int idx = ______;  // TODO: where element (row, col) lives in the row-major arrays
-        out[idx] = alpha * in[idx];
+        float v = in[idx];
+        out[idx] = alpha * v;
     }
 }
 

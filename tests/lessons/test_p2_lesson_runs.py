@@ -1,0 +1,67 @@
+"""The P2 lesson executes top to bottom on both branches; on the exercise branch the check meets the blank kindly,
+and with the blank filled (the student's path) the check passes and draws the sector map."""
+from __future__ import annotations
+
+import pytest
+
+from lessonref import REPO, answer_only, read_lesson
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+LESSON = REPO / "lessons" / "prelude" / "index.qmd"
+
+
+def _notebook(branch: str, fill: str | None = None):
+    cells = []
+    for c in read_lesson(LESSON).cells:
+        if c.lang != "python":
+            continue
+        if branch == "exercise" and (answer_only(c.divs) or c.options.get("course_role") == "solution"):
+            continue
+        src = c.source
+        if fill is not None and c.options.get("course_role") == "exercise":
+            src = src.replace("______", fill)          # what a student types into the blank
+        cells.append(nbformat.v4.new_code_cell(src, metadata={"course_role": c.options.get("course_role")}))
+    nb = nbformat.v4.new_notebook()
+    nb.cells = cells
+    return nb
+
+
+def _run(branch: str, fill: str | None = None):
+    nb = _notebook(branch, fill)
+    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(LESSON.parent)}}).execute()
+    errors = [(i, o.ename, o.evalue) for i, c in enumerate(nb.cells) for o in c.outputs if o.output_type == "error"]
+    assert not errors, errors
+    return nb
+
+
+def _text(cell) -> str:
+    return "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in cell.outputs)
+
+
+def _check_cell(nb):
+    (check,) = [c for c in nb.cells if c.metadata.get("course_role") == "check"]
+    return check
+
+
+def test_exercise_branch_runs_and_check_explains_the_blank():
+    nb = _run("exercise")
+    text = _text(_check_cell(nb))
+    assert "______" in text or "空" in text, text
+    assert not any(c.metadata.get("course_role") == "solution" for c in nb.cells)
+
+
+def test_exercise_branch_with_the_blank_filled_passes():
+    nb = _run("exercise", fill="row * N + col")
+    check = _check_cell(nb)
+    text = _text(check)
+    assert "全部通过" in text and "sector" in text, text
+    assert any("image/png" in o.get("data", {}) for o in check.outputs), "the check cell draws the sector map"
+
+
+def test_answer_branch_runs():
+    nb = _run("answer")
+    figures = [c for c in nb.cells if any("image/png" in o.get("data", {}) for o in c.outputs)]
+    assert len(figures) >= 4    # patterns, explorer presets, row/col, the solution's check (the blank is unfilled above)
