@@ -471,7 +471,7 @@ def row_col_table(M: int = 256, N: int = 256, path: str | Path | None = None) ->
         st = launch(kernel, grid=(-(-N // block[0]), -(-M // block[1])), block=block, args=(a, M, N))
         rows += _line_rows(st, {1: (label, h200)})
     return Table([t("线程到元素的映射", "thread-to-element mapping"), t("sector/请求", "sectors/req"), *_LINE_HEADERS],
-                 rows, caption=t(f"labsim：读一个 {M}×{N} 的行主序 float 矩阵 a[row * N + col]",
+                 rows, caption=t(f"labsim：读一个 {M}×{N} 的行主序 float 矩阵的元素 a[row][col]",
                                  f"labsim: reading a {M}×{N} row-major float matrix"),
                  notes=[t("H200 一列：measurements/h200/p2/results.json（p2_2d_row、p2_2d_col，256×256）。",
                           "H200: measurements/h200/p2/results.json")])
@@ -707,7 +707,7 @@ def prediction_table(show_answers: bool = False,
                  caption=t("先预测，再用探索器或下面的答案核对（labsim）", "predict, then check (labsim)"))
 
 
-def exercise_source(blank: str = "row * N + col", block: tuple[int, int] | None = None) -> str:
+def exercise_source(blank: str, block: tuple[int, int] | None = None) -> str:
     """The P2 exercise's CUDA source (grading's template) with the blank filled and, optionally, another block
     shape (BLOCK_X, BLOCK_Y); line numbers never shift."""
     import grading
@@ -723,7 +723,7 @@ def exercise_source(blank: str = "row * N + col", block: tuple[int, int] | None 
     return src
 
 
-def run_exercise(M: int, N: int, blank: str = "row * N + col", block: tuple[int, int] | None = None,
+def run_exercise(M: int, N: int, blank: str, block: tuple[int, int] | None = None,
                  seed: int = 0, alpha: float = 2.0):
     """Compile the exercise kernel with labsim.cuda and run its host launcher on a random M×N matrix;
     returns (result, input, output)."""
@@ -739,7 +739,7 @@ def _global(res, op: str):
     return next(s for s in res.instructions if s.space == "global" and s.op == op)
 
 
-def exercise_table(M: int = 64, N: int = 96, blanks: Sequence[str] = ("row * N + col", "col * M + row"),
+def exercise_table(blanks: Sequence[str], M: int = 64, N: int = 96,
                    blocks: Sequence[tuple[int, int]] = ((32, 8),)) -> Table:
     """The exercise kernel on labsim for several fills and block shapes: result, load and store sectors per
     request and efficiency."""

@@ -138,7 +138,7 @@ def test_prose_numbers_of_q3():
 
 def test_tables_the_prose_reads(lesson):
     from figures import p2
-    rows = p2.exercise_table(64, 96, blocks=((32, 8), (16, 16), (1, 256))).data
+    rows = p2.exercise_table(("row * N + col", "col * M + row"), 64, 96, blocks=((32, 8), (16, 16), (1, 256))).data
     (good32, good16, good1, luck32, _, _) = rows
     assert good32[3] == 4 and good16[3] == 4 and good1[3] == 32 and luck32[3] == 32
     assert all(r[2] in ("对", "right") for r in rows)

@@ -6,7 +6,7 @@ constexpr int BLOCK_X = 32;
 constexpr int BLOCK_Y = 8;
 
 // Scale a matrix: out = alpha * in.
-// in, out: [M, N] row-major, so element (r, c) lives at r * N + c.
+// in, out: [M, N] row-major.
 //
 // block(32, 8): the 32 threads of one warp share threadIdx.y and have
 // threadIdx.x = 0..31, so col runs 0..31 across a warp while row stays fixed.
