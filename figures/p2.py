@@ -163,8 +163,8 @@ def pattern_table(path: str | Path | None = None) -> Table:
     return Table([t("访问模式（一个 warp 的一条 load）", "pattern (one warp, one load)"), t("元素字节", "bytes/elem"),
                   t("labsim：sector/请求", "labsim sectors/req"), t("线程要的字节", "bytes asked"),
                   t("搬的字节（sector × 32）", "bytes moved"), t("效率", "efficiency"),
-                  t("H200 实测：sector/请求", "H200 sectors/req"), t("对照", "check")], rows,
-                 caption=t("labsim：一个 warp 读 32 个元素，碰到几个 32 字节 sector", "labsim: one warp's load"),
+                  t("H200 实测", "H200"), t("对照", "check")], rows,
+                 caption=t("labsim：一个 warp 读 32 个元素，碰到几个 32 字节 sector（H200 实测也是 sector/请求）", "labsim: one warp's load"),
                  notes=notes)
 
 
@@ -302,10 +302,9 @@ def explorer_state(stride: int, offset: int, itemsize: int, mask: str) -> dict:
     return {
         "sectors": int(wa.sectors), "requested": requested_bytes(wa), "moved": moved_bytes(wa),
         "efficiency": _pct(efficiency(wa)), "label": describe_setting(stride, offset, itemsize, mask),
-        "map": {"title": t("lane（行）× 碰到的 sector（列，从最低的一个起编号）：格子是该 lane 在这个 sector 里要的字节",
-                           "lane (row) × touched sector (column): bytes the lane reads there"),
+        "map": {"title": t("lane × sector：lane 在该 sector 里要的字节", "lane × sector: bytes the lane reads"),
                 "cells": np.stack([lanes, cols, m[lanes, cols]], axis=1).ravel().tolist()},
-        "used": {"values": used.tolist(), "title": t("每个 sector 里被用到的字节（满是 32）", "used bytes per sector (of 32)")},
+        "used": {"values": used.tolist(), "title": t("每个 sector 的有用字节（满 32）", "used bytes per sector")},
     }
 
 
@@ -313,9 +312,9 @@ def static_coalescing_explorer(key: str = "p2-coalescing-explorer") -> "object":
     """The static-site explorer: every (stride, offset, element size, lane mask) precomputed by labsim."""
     from . import static_explorer as se
     parts = [
-        se.Number("sectors", t("sector/请求", "sectors per request")),
-        se.Number("requested", t("线程要的字节", "bytes asked")),
-        se.Number("moved", t("搬的字节", "bytes moved")),
+        se.Number("sectors", "sector"),
+        se.Number("requested", t("要的 B", "asked B")),
+        se.Number("moved", t("搬的 B", "moved B")),
         se.Number("efficiency", t("效率", "efficiency")),
         se.Text("label"),
         se.Heatmap("map", rows=WARP, cols=WARP, bounds=BYTE_BOUNDS, colors=BYTE_COLORS,
