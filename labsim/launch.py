@@ -524,7 +524,7 @@ def launch(kernel: Callable, grid, block, args=(), *, gpu: "str | GPU" = "H200",
         line = _kernel_line(kernel, e)
         raise KernelError(f"kernel {kname} raised {type(e).__name__}: {e}", kernel=kname, line=line) from e
     return Stats(kname, grid3, block3, g, list(ctx.instrs.values()), ctx.races.races, ctx.races.count,
-                 ctx.races.by_line, schedule, model_version=ctx.model.version)
+                 ctx.races.by_line, schedule, model_version=ctx.model.version, racecheck=ctx.races.racecheck)
 
 
 def _run_adversarial(ctx: _Launch, kernel, args) -> None:

@@ -8,8 +8,16 @@ barrier counts and at least one writes. Work is a handful of gathers and scatter
 Limitations: like ``compute-sanitizer --tool racecheck`` this looks at shared memory only; accesses by lanes
 of the same warp are not reported (the hardware orders them within one instruction); atomics are not
 checked against plain accesses; hazards are counted per element access, not per byte.
+
+Alongside, ``RaceTracker.racecheck`` counts hazards the way ``compute-sanitizer --tool racecheck
+--racecheck-report hazard`` reports them (``labsim.racecheck`` turns it into racecheck's terms): per element
+and barrier interval, at most one RAW (the first read by another thread after a write), one WAR (a write after
+reads by other threads) and one WAW, each weighted by the element's bytes, with severity "error" when the two
+threads are in different warps and "warning" when they share a warp (racecheck's "Warp Level Programming").
 """
 from __future__ import annotations
+
+from collections import Counter
 
 import numpy as np
 
@@ -21,6 +29,7 @@ MAX_REPORTED = 100
 
 class RaceTracker:
     def __init__(self) -> None:
+        self.racecheck: Counter = Counter()   # (severity, kind, first line, second line) -> bytes
         self.count = 0
         self.races: list[Race] = []
         self.by_line: dict[int | None, int] = {}
@@ -51,6 +60,7 @@ class RaceTracker:
             return
         s = self._shadow(sh)
         ln = -1 if line is None else int(line)
+        self._racecheck(sh, s, pos, tid, warp, epoch, ln, is_write)
         wpl = 32  # thread ids are laid out warp-major, 32 lanes per warp
         w_tid = s["w_tid"][pos]
         w_same_epoch = (s["w_epoch"][pos] == epoch) & (w_tid >= 0) & (w_tid // wpl != warp)
@@ -76,6 +86,60 @@ class RaceTracker:
             s["r_multi"][pos[multi]] = True
             s["r_epoch"][pos] = epoch
             s["r_line"][pos] = ln
+
+    def _racecheck(self, sh, s, pos, tid, warp, epoch, ln, is_write) -> None:
+        """racecheck-style tally (before the shadow is updated by ``access``); see the module docstring."""
+        if "rc_done" not in s:
+            n = sh.flat.size
+            s.update({"rc_done": np.zeros(n, bool), "rc_r_epoch": np.full(n, -1, np.int32),
+                      "rc_r_min": np.zeros(n, np.int64), "rc_r_max": np.zeros(n, np.int64),
+                      "rc_r_line": np.zeros(n, np.int32), "rc_r_last": np.zeros(n, np.int64)})
+        rc = {k[3:]: v for k, v in s.items() if k.startswith("rc_")}
+        nbytes = sh.dtype.itemsize
+        w_tid, w_live = s["w_tid"][pos], (s["w_epoch"][pos] == epoch) & (s["w_tid"][pos] >= 0)
+        if is_write:
+            r_live = rc["r_epoch"][pos] == epoch
+            r_min, r_max = rc["r_min"][pos], rc["r_max"][pos]
+            war = r_live & ((r_min != tid) | (r_max != tid))
+            # racecheck pairs the write with the last reader; if that is the writer itself, with the others:
+            # thread ids are warp-major, so readers in [r_min, r_max] share the writer's warp iff both ends do
+            last = rc["r_last"][pos]
+            same = np.where(last != tid, last // 32 == warp, (r_min // 32 == warp) & (r_max // 32 == warp))
+            self._tally("WAR", war, same, rc["r_line"][pos], ln, pos, nbytes)
+            waw = w_live & (w_tid != tid) & ~war
+            self._tally("WAW", waw, w_tid // 32 == warp, s["w_line"][pos], ln, pos, nbytes)
+            rc["done"][pos] = False
+            rc["r_epoch"][pos] = -1
+            return
+        cand = w_live & (w_tid != tid) & ~rc["done"][pos]
+        if cand.any():
+            idx = np.nonzero(cand)[0]
+            upos, first = np.unique(pos[idx], return_index=True)
+            sel = idx[first]                          # the first other-thread reader of each element
+            self._tally("RAW", np.ones(sel.size, bool), w_tid[sel] // 32 == warp[sel], s["w_line"][pos[sel]],
+                        ln, upos, nbytes)
+            rc["done"][upos] = True
+        fresh = rc["r_epoch"][pos] != epoch
+        rc["r_min"][pos[fresh]] = tid[fresh]
+        rc["r_max"][pos[fresh]] = tid[fresh]
+        rc["r_epoch"][pos] = epoch
+        rc["r_last"][pos] = tid
+        np.minimum.at(rc["r_min"], pos, tid)
+        np.maximum.at(rc["r_max"], pos, tid)
+        rc["r_line"][pos] = ln
+
+    def _tally(self, kind, hit, same_warp, first_line, line, pos, nbytes) -> None:
+        if not hit.any():
+            return
+        # one count per element even if several lanes of this instruction hit it
+        for sev, mask in (("warning", hit & same_warp), ("error", hit & ~same_warp)):
+            if not mask.any():
+                continue
+            lines, elems = first_line[mask], pos[mask]
+            for fl in np.unique(lines):
+                n = np.unique(elems[lines == fl]).size
+                key = (sev, kind, None if fl < 0 else int(fl), None if line < 0 else int(line))
+                self.racecheck[key] += n * nbytes
 
     def _report(self, kind, sh, pos, hit, other_tid, other_line, tid, line, describe) -> None:
         n = int(np.count_nonzero(hit))

@@ -53,7 +53,8 @@ class Stats:
     """
 
     def __init__(self, kernel: str, grid, block, gpu: GPU, instructions: list[InstrSummary], races: list[Race],
-                 race_count: int, races_by_line: dict, schedule: str, model_version: str = MODEL_VERSION) -> None:
+                 race_count: int, races_by_line: dict, schedule: str, model_version: str = MODEL_VERSION,
+                 racecheck: "dict | None" = None) -> None:
         self.kernel = kernel
         self.model_version = model_version
         self.grid = grid
@@ -64,6 +65,7 @@ class Stats:
         self.races = races
         self.race_count = race_count
         self.races_by_line = races_by_line
+        self.racecheck = dict(racecheck or {})   # labsim.racecheck reads it: racecheck-style hazard bytes
         self.metrics = metrics_of(instructions)
         m = self.metrics
         self.gld_sectors = m[METRIC_NAMES["global", "ld", "cost"]]
