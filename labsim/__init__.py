@@ -11,10 +11,10 @@ from .gpus import GPU, GPUS, get_gpu
 from .launch import Block, launch
 from .model import MODEL_VERSION, CountingModel
 from .memory import DOUBLE2, FLOAT2, FLOAT4, INT2, INT4, SharedArray
-from .stats import METRIC_NAMES, REQUIRED_METRICS, Stats, estimate_time
+from .stats import METRIC_NAMES, REQUIRED_METRICS, Stats, estimate_time, estimate_traffic
 
 __all__ = [
-    "MODEL_VERSION", "CountingModel", "launch", "estimate_time", "Stats", "Block", "GPU", "GPUS", "get_gpu",
+    "MODEL_VERSION", "CountingModel", "launch", "estimate_time", "estimate_traffic", "Stats", "Block", "GPU", "GPUS", "get_gpu",
     "WarpAccess", "InstrSummary", "Race",
     "SharedArray", "warp_sectors", "warp_wavefronts", "METRIC_NAMES", "REQUIRED_METRICS",
     "FLOAT2", "FLOAT4", "INT2", "INT4", "DOUBLE2",

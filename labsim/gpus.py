@@ -28,6 +28,9 @@ class GPU:
     dram_bandwidth: float         # peak, vendor datasheet
     smem_bandwidth_per_sm: float  # bytes per clock per SM the banks deliver (banks x bank bytes per clock)
     sm_clock_hz: float
+    # Measured on the GPU itself (0.0 = not measured; estimate_traffic then falls back to the datasheet):
+    dram_bandwidth_sustained: float = 0.0  # bytes/s a streaming copy reaches (Harris's effective bandwidth)
+    l2_partial_store_rate: float = 0.0     # partly filled store sectors per second the L2 absorbs
 
     @property
     def smem_clocks_per_wavefront(self) -> float:
@@ -41,8 +44,11 @@ class GPU:
 
 GPUS: dict[str, GPU] = {
     # Vendor datasheet figures (H200 SXM: 141 GB HBM3e at 4.8 TB/s; 132 SMs; boost 1980 MHz).
+    # dram_bandwidth_sustained, l2_partial_store_rate: measurements/h200/bandwidth/results.json (8192², the
+    # copy with __restrict__ and the naive transpose; tests/labsim/test_h200_bandwidth.py recomputes them).
     "H200": GPU("H200", "sm_90", 132, 32, 32, 4, 32, 1024, (1024, 1024, 64), (2**31 - 1, 65535, 65535),
-                48 * 1024, 227 * 1024, 4.8e12, 128, 1.98e9),
+                48 * 1024, 227 * 1024, 4.8e12, 128, 1.98e9, dram_bandwidth_sustained=3.60e12,
+                l2_partial_store_rate=5.96e10),
     # Harris's blog compared these two (ECC off for the M2050 figures). Shared-memory bandwidth per SM from the
     # CUDA C Programming Guide 5.0, appendix F: compute capability 2.x "each bank has a bandwidth of 32 bits per
     # two clock cycles" (32 banks: 64 B/clock, a 4-byte wavefront every 2 clocks); 3.x "64 bits per clock cycle"

@@ -25,6 +25,16 @@ The rules (checked against an H200 with Nsight Compute, see measurements/h200/):
   8- and 16-byte accesses (measurements/h200/patterns/): e.g. 32 lanes reading one double cost 1 wavefront,
   one float4 2, and a conflict-free float4 read 4. Stores never share wavefronts between groups.
   Shared atomics are costed as a load of the same addresses.
+
+Limitations (departures measured on the H200, measurements/h200/README.md "Round 2"): the model counts what
+the addresses need, as ncu's per-instruction source counters do (equal at every size measured). ncu's
+hardware counter of shared-memory wavefronts adds a timing-dependent excess when the kernel streams global
+memory at the same time: the tiled transposes' loads at 1024², 2048², 4096², 8192² show 0%, 6.0%, 8.0% and
+8.1% more wavefronts than the model for the padded tile (1.1% for the unpadded one at 8192²), 15% at 8192²
+with two blocks per SM, 16% for a variant without global loads; the model does not reproduce this excess.
+The compiler's rewrites are not modelled either: four scalar reads of a 16-byte-aligned row merged into one
+``LDS.128``, warp-aggregated integer atomics, branches instead of predication (measured in
+measurements/h200/classes/).
 """
 from __future__ import annotations
 

@@ -25,6 +25,10 @@ from .analysis import Race
 from .memory import SharedArray
 
 MAX_REPORTED = 100
+# racecheck-style tally state per shared element (dtype, empty value), kept in the array's shadow beside the
+# detector's own: whatever resets the shadow must reset these too.
+_RC_SHADOW = {"rc_done": (bool, False), "rc_r_epoch": (np.int32, -1), "rc_r_min": (np.int64, 0),
+              "rc_r_max": (np.int64, 0), "rc_r_line": (np.int32, 0), "rc_r_last": (np.int64, 0)}
 
 
 class RaceTracker:
@@ -90,10 +94,7 @@ class RaceTracker:
     def _racecheck(self, sh, s, pos, tid, warp, epoch, ln, is_write) -> None:
         """racecheck-style tally (before the shadow is updated by ``access``); see the module docstring."""
         if "rc_done" not in s:
-            n = sh.flat.size
-            s.update({"rc_done": np.zeros(n, bool), "rc_r_epoch": np.full(n, -1, np.int32),
-                      "rc_r_min": np.zeros(n, np.int64), "rc_r_max": np.zeros(n, np.int64),
-                      "rc_r_line": np.zeros(n, np.int32), "rc_r_last": np.zeros(n, np.int64)})
+            s.update({key: np.full(sh.flat.size, empty, dtype) for key, (dtype, empty) in _RC_SHADOW.items()})
         rc = {k[3:]: v for k, v in s.items() if k.startswith("rc_")}
         nbytes = sh.dtype.itemsize
         w_tid, w_live = s["w_tid"][pos], (s["w_epoch"][pos] == epoch) & (s["w_tid"][pos] >= 0)

@@ -1,6 +1,8 @@
 """Launch statistics: the seed's counters, Nsight Compute-named metrics, per-line tables, estimate_time."""
 from __future__ import annotations
 
+import numpy as np
+
 from .analysis import InstrSummary, Race
 from .gpus import GPU, get_gpu
 from .model import MODEL_VERSION
@@ -125,6 +127,7 @@ def estimate_time(stats: Stats, gpu: "str | GPU | None" = None) -> dict[str, flo
 
     Limitations: no caches (L1/L2 reuse and write combining are ignored, so uncoalesced code is
     over-charged), no latency, no occupancy. For comparing ways to write a kernel, not predicting seconds.
+    ``estimate_traffic`` adds the caches' effect where the counters show it.
     """
     g = get_gpu(gpu) if gpu is not None else stats.gpu
     dram_bytes = (stats.gld_sectors + stats.gst_sectors) * g.sector_bytes
@@ -132,3 +135,70 @@ def estimate_time(stats: Stats, gpu: "str | GPU | None" = None) -> dict[str, flo
     t_shared = stats.shared_wavefronts * g.smem_clocks_per_wavefront / (g.sms * g.sm_clock_hz)
     return {"t_mem": t_mem, "t_shared": t_shared, "t_est": max(t_mem, t_shared), "dram_bytes": float(dram_bytes),
             "gpu": g.name}
+
+
+def estimate_traffic(stats: Stats, gpu: "str | GPU | None" = None, *, footprint: "dict[str, int] | None" = None,
+                     scale: float = 1.0) -> dict[str, float]:
+    """A time estimate that follows what the memory system moves, not the L1 sectors alone.
+
+    Three mechanisms, each visible in the H200's counters (measurements/h200/bandwidth/details.json):
+
+    * DRAM moves each sector of an array once: the L1 keeps sectors that other warps of a block read again, and
+      the L2 merges the partial-sector writes of neighbouring warps before writing back. So per (array, load or
+      store), DRAM bytes = min(sectors × 32, the array's bytes) when ``footprint`` gives the array's size in
+      bytes (the naive transpose at 8192²: 67 108 864 store sectors, yet 291 MiB written to DRAM for a 256 MiB
+      output). ``t_dram`` = those bytes at the sustained bandwidth of a streaming copy measured on the GPU
+      (``GPU.dram_bandwidth_sustained``; the datasheet peak where none was measured).
+    * Each store sector an instruction only partly fills is a separate L2 write transaction (the L1 is
+      write-through and merges no stores): ``t_l2`` = such sectors (sectors beyond the bytes requested / 32)
+      at ``GPU.l2_partial_store_rate``, measured with the naive transpose.
+    * ``t_l1``: the L1's tag stage looks up one 128-byte line per clock per SM (a model assumption, not a
+      documented rate): a warp request spread over 32 lines takes 32 clocks whether or not the L1 hits, which
+      is what limits the column-reading transpose (8× the load sectors of copy, yet copy's L2 and DRAM traffic).
+      Lines per sector are read off each instruction's sampled warp.
+    * ``t_shared``: shared-memory wavefronts as in ``estimate_time``.
+
+    ``t_est`` is the largest of the four (they overlap). ``scale`` multiplies every count: a launch simulated
+    on a smaller grid of identical blocks stands for a larger one (the transposes at 8192² are simulated at a
+    few blocks: their per-block counts do not depend on N).
+
+    Limitations: no latency, occupancy or launch overhead (a launch of a few microseconds is dominated by
+    them); reuse is assumed complete within each array (true for kernels that stream whole arrays, not for
+    gathers whose sectors are reused only partly); loads through the read-only path (``__restrict__``) and
+    plain loads are costed alike, though the H200's plain copy is 16% slower; the two measured rates are
+    calibrated on one kernel each (copy with ``__restrict__``, naive transpose at 8192²), so those two agree
+    by construction.
+    """
+    g = get_gpu(gpu) if gpu is not None else stats.gpu
+    if scale <= 0:
+        raise ValueError(f"scale must be positive, got {scale}")
+    bw = g.dram_bandwidth_sustained or g.dram_bandwidth
+    footprint = footprint or {}
+    moved: dict[tuple[str, str], float] = {}
+    partial = lines = 0.0
+    for s in stats.instructions:
+        if s.space != "global" or s.op not in ("ld", "st"):
+            continue
+        key = (s.array, s.op)
+        moved[key] = moved.get(key, 0.0) + s.cost * g.sector_bytes * scale
+        lines += s.cost * _lines_per_sector(s.sample) * scale
+        if s.op == "st":
+            partial += max(s.cost - -(-s.bytes_requested // g.sector_bytes), 0) * scale
+    dram_bytes = sum(min(b, footprint.get(arr, b)) for (arr, _), b in moved.items())
+    t_dram = dram_bytes / bw
+    t_l2 = partial / g.l2_partial_store_rate if g.l2_partial_store_rate else 0.0
+    t_l1 = lines / (g.sms * g.sm_clock_hz)
+    t_shared = stats.shared_wavefronts * scale * g.smem_clocks_per_wavefront / (g.sms * g.sm_clock_hz)
+    return {"t_dram": t_dram, "t_l2": t_l2, "t_l1": t_l1, "t_shared": t_shared,
+            "t_est": max(t_dram, t_l2, t_l1, t_shared), "dram_bytes": float(dram_bytes),
+            "partial_store_sectors": partial, "l1_lines": lines, "gpu": g.name}
+
+
+def _lines_per_sector(sample) -> float:
+    """Distinct 128-byte lines per distinct 32-byte sector in one warp's access (1.0 without a sample)."""
+    if sample is None or not np.any(sample.active):
+        return 1.0
+    addr = sample.addr[sample.active].astype(np.int64)
+    first, last = addr // 32, (addr + sample.itemsize - 1) // 32
+    sectors = np.unique(np.concatenate([first, last]))
+    return np.unique(sectors // 4).size / sectors.size
