@@ -137,7 +137,7 @@ def cmd_bundle(a: argparse.Namespace) -> int:
 
 
 def cmd_student_build(a: argparse.Namespace) -> int:
-    for name in a.exercise:
+    for name in a.exercise or ():
         _exercise(name)
     build = _instructor_only("studentbuild").build
     report = build(Path(a.out), tuple(a.exercise) if a.exercise else None)

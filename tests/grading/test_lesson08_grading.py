@@ -109,3 +109,13 @@ def test_student_fills_the_lesson_notebook_and_the_grader_accepts_it(ex8, tmp_pa
     nbformat.write(run, str(p))
     res = grade(ex8, p)
     assert [v.id for v in res.vetoes] == ["unrun_output"]
+
+
+def test_student_build_without_exercise_argument_ships_lesson08(tmp_path):
+    """`student-build --out DIR` (no --exercise) builds every exercise: lesson 8's public parts only."""
+    from grading.cli import main
+    assert main(["student-build", "--out", str(tmp_path)]) == 0
+    folder = tmp_path / "grading" / "exercises" / "lesson08"
+    assert {"template.cu", "public_checks.py", "exercise.py", "config.toml"} <= {p.name for p in folder.iterdir()}
+    assert not {"hidden_checks.py", "solution.cu", "rubric.toml"} & {p.name for p in folder.iterdir()}
+    assert "instructor_secret" not in (folder / "config.toml").read_text(encoding="utf-8")
