@@ -257,42 +257,42 @@ def line_table(res) -> Table:
                   t("sector/请求", "sectors/req"), t("效率", "efficiency")], rows)
 
 
-def _show(obj) -> None:
-    """Display a Table as HTML in a notebook, as text elsewhere."""
-    try:
-        from IPython import get_ipython
-        from IPython.display import display
-    except ImportError:
-        print(obj)
-        return
-    if get_ipython() is None:
-        print(obj)
-    else:
-        display(obj)
-
-
-def run_file(path: str | Path = "/tmp/08_copy.cu", host: str = "launch_copy", M: int = 256, N: int = 256) -> Figure:
-    """Compile a CUDA file with labsim.cuda, run its host launcher on a random M×N matrix, print the per-line
-    counters and whether the output equals the input, and return sector maps of one warp's load and store.
-
-    For the lesson's editable copy kernel; labsim errors (a typo, an out-of-bounds index) are printed, not
-    raised, so the student sees the message and the line.
-    """
+def _run_file(path: str | Path, host: str, M: int, N: int):
+    """Compile a CUDA file with labsim.cuda and run its host launcher on a random M×N matrix:
+    (result, input, output) or the labsim error (a typo, an out-of-bounds index), never raised."""
     from labsim.cuda import compile as compile_cuda
     p = Path(path)
     try:
         prog = compile_cuda(p.read_text(encoding="utf-8"), p.name)
         a = _matrix(M, N, 0)
         out = np.full(M * N, np.nan, dtype=np.float32)
-        res = prog.call(host, a.reshape(-1), out, M, N, 0)
+        return prog.call(host, a.reshape(-1), out, M, N, 0), a, out
     except (LabsimError, OSError) as e:
-        print(f"{type(e).__name__}: {e}")
-        return None
-    _show(line_table(res))
+        return e
+
+
+def run_file(path: str | Path = "/tmp/08_copy.cu", host: str = "launch_copy", M: int = 256, N: int = 256):
+    """The per-line counters of a CUDA file's kernel (for the lesson's editable copy kernel), and whether its
+    output equals its input; a labsim error is returned as its message."""
+    got = _run_file(path, host, M, N)
+    if isinstance(got, Exception):
+        return Prose(f"{type(got).__name__}: {got}")
+    res, a, out = got
+    tab = line_table(res)
     same = np.array_equal(out, a.reshape(-1))
-    print(t(f"{M}×{N} 矩阵：输出{'等于' if same else '不等于'}输入（copy 应当相等）。",
-            f"{M}×{N}: output {'equals' if same else 'differs from'} the input."))
-    samples = [s.sample for s in sorted(res.instructions, key=lambda s: (s.line or 0, s.op)) if s.space == "global"]
+    tab.caption = t(f"labsim.cuda：{Path(path).name}，{M}×{N} 矩阵", f"labsim.cuda: {Path(path).name}, {M}×{N}")
+    tab.notes = [t(f"输出{'等于' if same else '不等于'}输入（copy 应当相等）。",
+                   f"output {'equals' if same else 'differs from'} the input.")]
+    return tab
+
+
+def file_sector_maps(path: str | Path = "/tmp/08_copy.cu", host: str = "launch_copy", M: int = 256, N: int = 256):
+    """Sector maps of one warp of each global load and store of a CUDA file's kernel (None after an error)."""
+    got = _run_file(path, host, M, N)
+    if isinstance(got, Exception):
+        print(f"{type(got).__name__}: {got}")
+        return None
+    samples = [s.sample for s in sorted(got[0].instructions, key=lambda s: (s.line or 0, s.op)) if s.space == "global"]
     return draw_sector_maps(samples, [t(f"第 {s.line} 行：{'读' if s.op == 'ld' else '写'}",
                                         f"line {s.line}: {'load' if s.op == 'ld' else 'store'}") for s in samples])
 
