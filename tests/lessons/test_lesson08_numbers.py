@@ -59,6 +59,21 @@ def test_copy_table():
     assert row[1:] == [s, s, pct(eff), pct(eff), 1.0, row[6]] and row[6] in RIGHT
 
 
+def test_run_file_counts_the_lessons_copy_cell(tmp_path):
+    """The editable copy kernel of the lesson, run from its cell's text: 4 sectors per request each way."""
+    text = LESSON8.read_text(encoding="utf-8")
+    body = text.split("%%writefile /tmp/08_copy.cu\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "08_copy.cu"
+    path.write_text(body, encoding="utf-8")
+    tab = lesson08.run_file(path, "launch_copy", 64, 64)
+    s, eff = brute_warp(lambda k: 4 * k)
+    assert [r[5] for r in tab.data] == [s, s] and [r[6] for r in tab.data] == [pct(eff)] * 2
+    assert "等于输入" in tab.notes[0] or "equals" in tab.notes[0]
+    assert lesson08.file_sector_maps(path, "launch_copy", 64, 64) is not None
+    path.write_text(body.replace("output[row * N + col] = v;", "output[row * N + col + 1] = v;"), encoding="utf-8")
+    assert "OutOfBoundsError" in lesson08.run_file(path, "launch_copy", 64, 64)
+
+
 # ---- after the exercise --------------------------------------------------------------------------------------
 
 def test_naive_table():
