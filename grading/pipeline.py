@@ -18,7 +18,7 @@ from .checks import CheckSpec, Outcome
 from .conformance import check_conformance
 from .context import RunContext
 from .nvcc import nvcc_compile
-from .receipt import find_receipts, make_receipt, verify
+from .receipt import make_receipt, saved_check, verify
 from .results import SubmissionResult, TestResult
 from .sim import LabsimError, SimUnavailable
 from .source import Submission, load_submission
@@ -136,18 +136,12 @@ def public_context(ex: Exercise, program: Any, value: int | None, blank: str) ->
     return RunContext(ex, program, ex.public_module.cases(), value=value, blank=blank)
 
 
-def public_summary(tests: list[TestResult], value: int | None) -> list:
-    """What a receipt's result hash covers: the public checks' verdicts and messages."""
-    return [value] + [[t.id, t.status, t.output] for t in tests]
-
-
 def step_public(st: GradeState) -> None:
     ctx = None
     if not st.blocked:
         ctx = public_context(st.exercise, st.program, st.result.value, st.result.blank or "")
         st.public_ctx = ctx
     tests = _run_checks(st, st.exercise.public_checks, ctx, hidden=False)
-    st.public_summary = public_summary(tests, st.result.value)
     st.result.tests.extend(tests)
 
 
@@ -173,10 +167,16 @@ def step_receipt(st: GradeState) -> None:
     if sub.kind != "ipynb" or sub.source is None:
         return
     ex = st.exercise
-    found = find_receipts(sub.outputs, ex.id)
-    expected = make_receipt(ex.id, sub.source, st.public_summary, ex.fingerprint())
-    st.receipt = verify(found, expected)
+    saved = saved_check(sub.outputs, sub.output_roles, ex.id, sub.exercise_output)
+    fresh, expected = [], make_receipt(ex.id, sub.source, [], ex.fingerprint())
+    if saved is not None and saved.receipt is not None:
+        from .public import printed_lines          # the re-run the saved output is compared with
+        fresh, _ = printed_lines(sub.source, ex)
+        expected = make_receipt(ex.id, sub.source, fresh, ex.fingerprint())
+    st.receipt = verify(saved, expected, fresh)
     st.result.instructor["receipt"] = st.receipt.status
+    if st.receipt.needs_rerun:
+        st.result.instructor["needs_rerun"] = True
     if st.receipt.status != "none":
         st.result.notes.append(st.receipt.message)
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .pipeline import public_summary, run_public
-from .receipt import make_receipt
+from .pipeline import run_public
+from .receipt import TITLE, make_receipt
 from .results import TestResult
 from .source import Submission, load_submission, read_cu
 from .spec import SpecError, resolve
@@ -61,7 +61,14 @@ class CheckReport:
                 f"blank={self.blank!r}, receipt={'yes' if self.receipt else 'no'})")
 
     def text(self) -> str:
-        lines = [f"{self.exercise} 公开检查：{self.path}"]
+        lines = [f"{self.exercise} {TITLE}{self.path}", *self.body_lines()]
+        if self.receipt:
+            lines.append(self.receipt)
+        return "\n".join(lines)
+
+    def body_lines(self) -> list[str]:
+        """What the check prints between its title line and the receipt (what the receipt binds)."""
+        lines = []
         if self.blank is not None:
             lines.append(f"填空：{self.blank}" + (f" = {self.value}" if self.value is not None else ""))
         lines.append(f"结论：{self.verdict}")
@@ -79,9 +86,7 @@ class CheckReport:
                     lines.append(f"      {k} = {v}")
         if self.heatmap_summary:
             lines.append(self.heatmap_summary)
-        if self.receipt:
-            lines.append(self.receipt)
-        return "\n".join(lines)
+        return "\n".join(lines).splitlines()
 
     def _repr_markdown_(self) -> str:
         out = [f"**{html.escape(self.exercise)} 公开检查**：{html.escape(self.verdict)}", ""]
@@ -144,15 +149,23 @@ def check(path: str | Path | None = None, exercise: str | None = None, *, quiet:
     if not p.exists():
         rep = CheckReport(str(p), ex.id, False, f"找不到 {p}：先运行上面的练习单元格（它用 %%writefile 写出这个文件）。",
                           problem="missing")
+        rep.receipt = make_receipt(ex.id, None, rep.body_lines(), ex.fingerprint()).line()
     else:
-        rep = _build(p, ex)
+        rep = _build(_load(p, ex), ex, str(p))
     if not quiet:
         print(rep.text())
     return rep
 
 
-def _build(p: Path, ex) -> CheckReport:
-    sub = _load(p, ex)
+def printed_lines(source: str, ex) -> tuple[list[str], str]:
+    """What the check cell prints for ``source`` after its title line, and the receipt line: the grader's
+    re-run that a saved check output is compared with (a bare submission, so no grader notes creep in)."""
+    rep = _build(Submission("check", None, "cu", source=source), ex, "")
+    return rep.body_lines(), rep.receipt or ""
+
+
+def _build(sub: Submission, ex, path: str) -> CheckReport:
+    p = path
     st = run_public(sub, ex)
     res = st.result
     checks = [t for t in res.tests if "public" in t.tags]
@@ -162,6 +175,7 @@ def _build(p: Path, ex) -> CheckReport:
         notes.insert(0, conf_test.output)
     if st.blocked:
         rep = CheckReport(str(p), ex.id, False, st.blocked, res.blank, res.value, [], notes, st.blocked)
+        rep.receipt = make_receipt(ex.id, sub.source, rep.body_lines(), ex.fingerprint()).line()
         return rep
     passed = sum(c.status == "passed" for c in checks)
     if passed == len(checks):
@@ -182,8 +196,7 @@ def _build(p: Path, ex) -> CheckReport:
         if hm is not None:
             rep.heatmap = run.sample(hm.id)
             rep.heatmap_summary = _heatmap_summary(rep.heatmap, hm.label)
-    receipt = make_receipt(ex.id, sub.source, public_summary(checks, res.value), ex.fingerprint())
-    rep.receipt = receipt.line()
+    rep.receipt = make_receipt(ex.id, sub.source, rep.body_lines(), ex.fingerprint()).line()
     return rep
 
 

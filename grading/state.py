@@ -39,7 +39,6 @@ class GradeState:
     blocked: str | None = None            # why checks cannot run (Chinese), shown on every check
     public_ctx: "RunContext | None" = None
     hidden_ctx: "RunContext | None" = None
-    public_summary: list = field(default_factory=list)
     receipt: "ReceiptCheck | None" = None
     nvcc: "NvccResult | None" = None
 

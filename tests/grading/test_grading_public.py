@@ -59,7 +59,7 @@ def test_heatmap_is_the_students_transposed_read(ex, sim, tmp_path, ld):
 def test_student_mistakes_give_friendly_messages(ex, tmp_path, capsys, blank, words):
     rep = check(write(tmp_path, fill(ex, blank)))       # no simulator needed: caught before running
     out = capsys.readouterr().out
-    assert not rep.ok and rep.heatmap is None and rep.receipt is None
+    assert not rep.ok and rep.heatmap is None and rep.receipt   # every printed verdict is bound by a receipt
     for w in words:
         assert w in out and w in rep._repr_markdown_()
 
