@@ -88,7 +88,7 @@ class Conformance:
     blank_text: str               # canonical: tokens joined by single spaces
     value: int | None
     problem: str | None           # why the blank is not acceptable (Chinese), None when it is
-    problem_kind: str | None      # "unfilled", "injection", "syntax", "range", None
+    problem_kind: str | None      # "unfilled", "injection", "syntax", "range", "undecidable", "unrelated", None
     edits: list[Edit] = field(default_factory=list)
     line_map: dict[int, int] = field(default_factory=dict)  # template line -> submission line
 
@@ -201,6 +201,20 @@ def _edit(op, old, new, ttoks, stoks, j1, regions, blank_line, at=None) -> Edit:
     return Edit(op, _snippet(old), _snippet(new), tline, sline, tuple(sorted(touched)))
 
 
+def _escapes(toks: list[Token], escape: frozenset | set | tuple) -> list[Token]:
+    """Tokens that close the array or start new code; a comma inside parentheses is an argument list or the
+    comma operator, still one expression."""
+    out, depth = [], 0
+    for t in toks:
+        if t.text == "(":
+            depth += 1
+        elif t.text == ")":
+            depth = max(0, depth - 1)
+        if t.text in escape and not (t.text == "," and depth > 0):
+            out.append(t)
+    return out
+
+
 def _judge_blank(conf: Conformance, blank: str, names: dict[str, int],
                  value_range: tuple[int, int] | None, rules: BlankRules) -> None:
     toks = conf.blank_tokens
@@ -208,7 +222,7 @@ def _judge_blank(conf: Conformance, blank: str, names: dict[str, int],
         conf.problem_kind = "unfilled"
         conf.problem = rules.unfilled.format(blank=blank)
         return
-    escape = [t for t in toks if t.text in rules.escape]
+    escape = _escapes(toks, rules.escape)
     added = [e for e in conf.edits if e.op == "insert" and BLANK_LINE in e.regions]
     if added and not escape:
         conf.problem_kind = "injection"
@@ -224,6 +238,11 @@ def _judge_blank(conf: Conformance, blank: str, names: dict[str, int],
         value = evaluate_tokens(toks, names)
     except ConstExprError as e:
         where = f"（第 {e.token.line} 行第 {e.token.col} 列）" if e.token else ""
+        if e.undecidable:
+            conf.problem_kind = "undecidable"
+            conf.problem = (f"评分程序无法判断填空 `{_snippet(toks)}` 是不是合法的整数常量表达式：{e.message}{where}。"
+                            "代码这几项交给老师人工判断，不按 0 分计。")
+            return
         conf.problem_kind = "syntax"
         conf.problem = rules.syntax.format(text=_snippet(toks), error=e.message, where=where)
         return

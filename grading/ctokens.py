@@ -5,6 +5,7 @@ becomes an ``error`` token that conformance reports with its place.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -49,16 +50,51 @@ class Token:
         return f"Token({self.kind} {self.text!r} @{self.line}:{self.col})"
 
 
+_SPLICE = re.compile(r"\\(?:\r\n|\n|\r)")
+
+
+def splice(src: str) -> tuple[str, list[tuple[int, int]]]:
+    """Backslash-newline removed, as the preprocessor's second translation phase does, and the shifts:
+    (offset in the spliced text, characters removed before it), to place tokens in the original text."""
+    shifts, parts, pos, removed = [], [], 0, 0
+    for m in _SPLICE.finditer(src):
+        parts.append(src[pos:m.start()])
+        removed += m.end() - m.start()
+        shifts.append((m.start() - removed + (m.end() - m.start()), removed))
+        pos = m.end()
+    parts.append(src[pos:])
+    return "".join(parts), shifts
+
+
 def tokenize(src: str) -> list[Token]:
-    """Tokens of ``src``; preprocessor lines become one ``pp`` token with whitespace normalised."""
-    out: list[Token] = []
+    """Tokens of ``src`` after line splicing; preprocessor lines become one ``pp`` token with whitespace
+    normalised; lines and columns are those of the original text."""
+    if not _SPLICE.search(src):
+        return _tokenize(src)
+    spliced, shifts = splice(src)
+    starts = [0] + [m.end() for m in re.finditer(r"\r\n|\n|\r", src)]
+    keys = [at for at, _ in shifts]
+
+    def place(tok: Token, offset: int) -> Token:
+        k = bisect.bisect_right(keys, offset)
+        orig = offset + (shifts[k - 1][1] if k else 0)
+        line = bisect.bisect_right(starts, orig)
+        return Token(tok.kind, tok.text, line, orig - starts[line - 1] + 1)
+    return [place(t, off) for t, off in _tokenize(spliced, offsets=True)]
+
+
+def _tokenize(src: str, offsets: bool = False) -> list:
+    out: list = []
     pos, line, line_start, at_line_start = 0, 1, 0, True
     n = len(src)
     while pos < n:
         if at_line_start:
             m = re.compile(r"[ \t]*#").match(src, pos)
             if m:
+                start = pos
                 pos, line, line_start = _preprocessor(src, pos, line, line_start, out)
+                if offsets:
+                    out[-1] = (out[-1], start)
                 continue
         m = _MASTER.match(src, pos)
         kind, text = m.lastgroup, m.group()
@@ -70,18 +106,22 @@ def tokenize(src: str) -> list[Token]:
         elif kind in ("line_comment", "block_comment"):
             line, line_start = _advance_lines(text, m.start(), line, line_start)
         elif kind == "open_comment":
-            out.append(Token("error", "/* (comment never closed)", line, col))
+            out.append(_emit(Token("error", "/* (comment never closed)", line, col), pos, offsets))
             return out
         else:
             at_line_start = False
             if kind == "open_string":
-                out.append(Token("error", f"{text} (string never closed)", line, col))
+                out.append(_emit(Token("error", f"{text} (string never closed)", line, col), pos, offsets))
             elif kind == "other":
-                out.append(Token("error", text, line, col))
+                out.append(_emit(Token("error", text, line, col), pos, offsets))
             else:
-                out.append(Token(kind, text, line, col))
+                out.append(_emit(Token(kind, text, line, col), pos, offsets))
         pos = m.end()
     return out
+
+
+def _emit(tok: Token, pos: int, offsets: bool):
+    return (tok, pos) if offsets else tok
 
 
 def _advance_lines(text: str, start: int, line: int, line_start: int) -> tuple[int, int]:

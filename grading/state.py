@@ -37,6 +37,7 @@ class GradeState:
     graded_source: str | None = None
     program: Any = None
     blocked: str | None = None            # why checks cannot run (Chinese), shown on every check
+    review: bool = False                  # the grader cannot decide: checks wait for a person, not 0 points
     public_ctx: "RunContext | None" = None
     hidden_ctx: "RunContext | None" = None
     receipt: "ReceiptCheck | None" = None

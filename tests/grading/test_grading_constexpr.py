@@ -89,20 +89,45 @@ def test_matches_c_semantics(tree, fmt):
     ("TILE_DIM + 1", 33), ("33", 33), ("0x21", 33), ("041", 33), ("0b100001", 33), ("3'3", 33),
     ("33u", 33), ("33L", 33), ("TILE_DIM > 8 ? TILE_DIM + 1 : 0", 33), ("!0 + TILE_DIM", 33),
     ("~-34", 33), ("-7 / 2", -3), ("-7 % 2", -1), ("4294967295u + 2u", 1), ("BLOCK_ROWS * 4 + 1", 33),
+    # C++ forms beyond the arithmetic subset (issue 14): sizeof/alignof, casts, floating literals under casts
+    ("sizeof(float) * 8 + 1", 33), ("sizeof(int) * BLOCK_ROWS + 1", 33), ("TILE_DIM + sizeof(char)", 33),
+    ("sizeof TILE_DIM * 8 + 1", 33), ("sizeof(TILE_DIM + 1LL) * 4 + 1", 33), ("sizeof(1 / 0) + 29", 33),
+    ("sizeof(std::size_t) * 4 + 1", 33), ("alignof(double) * 4 + 1", 33), ("sizeof(unsigned short) + 31", 33),
+    ("(int)33.7", 33), ("(int)-33.7", -33), ("static_cast<int>(32.9f) + 1", 33), ("int(33)", 33),
+    ("(int)(0.29 * 100) + 5", 33),          # IEEE double: 0.29 * 100 = 28.999999999999996
+    ("(unsigned char)289", 33), ("(short)65569", 33), ("(bool)7 + TILE_DIM", 33), ("TILE_DIM + true", 33),
+    ("'!'", 33), ("' ' + 1", 33), ("(unsigned)-1 > 0 ? 33 : 0", 33), ("-1 < 0u ? 0 : 33", 33),
+    ("- " * 1000 + "33", 33), ("~ " * 998 + "~-34", 33), ("!" * 1001 + "0 + 32", 33),
+    ("(" * 99 + "33" + ")" * 99, 33), ("+".join(["1"] * 33), 33), ("(1, 33)", 33), ("(TILE_DIM, 0) + 33", 33),
 ])
 def test_examples(text, value):
     assert evaluate(text, NAMES) == value
 
 
 @pytest.mark.parametrize("text,fragment", [
-    ("", "空"), ("33 +", "不完整"), ("M + 1", "`M`"), ("sizeof(float)", "`sizeof`"), ("33]", "`]`"),
-    ("2147483647 + 1", "溢出"), ("TILE_DIM / 0", "除以零"), ("1 << 40", "移位"), ("33.0", "不是整数字面量"),
+    ("", "空"), ("33 +", "不完整"), ("M + 1", "`M`"), ("33]", "`]`"),
+    ("2147483647 + 1", "溢出"), ("TILE_DIM / 0", "除以零"), ("1 << 40", "移位"), ("33.0", "浮点数"),
     ("(33", "`)`"), ("\"33\"", "不能出现"), ("33 33", "多出"), ("0x", "不是整数字面量"),
+    ("9" * 5000, "太大"), ("0x" + "f" * 3000, "太大"), ("TILE_DIM\0", "不能出现"), ("Ｔ + 1", "`Ｔ`"),
+    ("x" * 100_000, "不能用在这里"), ("--33", "`--`"), ("(int)1e30", "超出范围"), ("33.5 % 2", "浮点数"),
+    ("sizeof(tile)", "`tile`"), ("TILE_DIM(3)", "多出"),
 ])
 def test_rejections_name_the_problem(text, fragment):
     with pytest.raises(ConstExprError) as e:
         evaluate(text, NAMES)
-    assert fragment in e.value.message
+    assert fragment in e.value.message and not e.value.undecidable
+    assert len(e.value.message) < 300          # long tokens are clipped, not echoed
+
+
+@pytest.mark.parametrize("text", ["(" * 150 + "33" + ")" * 150, "(" * 5000 + "33" + ")" * 5000,
+                                  "1 ? " * 300 + "33" + " : 0" * 300, "0 ? 0 : " * 300 + "33",
+                                  "std::max(32, 33)", "max(32, 33) + 0", "::TILE_DIM + 1",
+                                  "(int)" * 200 + "33", "sizeof(" * 150 + "1" + ")" * 150])
+def test_undecidable_is_said_not_scored(text):
+    """Beyond what the evaluator follows (calls of constexpr functions, very deep nesting): it says so."""
+    with pytest.raises(ConstExprError) as e:
+        evaluate(text, NAMES)
+    assert e.value.undecidable and "判断" in e.value.message or "不再往下算" in e.value.message
 
 
 def test_error_points_at_token():
@@ -114,3 +139,17 @@ def test_error_points_at_token():
 def test_template_names_are_read_from_source():
     src = "constexpr int A = 4;\nconstexpr int B = A * 2 + 1;  // uses A\nint c = 3;"
     assert constexpr_names(src) == {"A": 4, "B": 9}
+
+
+@pytest.mark.parametrize("text,value", [("TILE_DIM + \\\n1", 33), ("3\\\n3", 33), ("TILE_\\\nDIM + 1", 33),
+                                        ("TILE_DIM + 1\\\r\n", 33), ("0x2\\\n1", 33)])
+def test_line_splices_are_removed_before_tokenizing(text, value):
+    assert evaluate(text, NAMES) == value
+
+
+def test_splices_keep_original_places():
+    from grading.ctokens import tokenize
+    toks = tokenize("int a = 3\\\n3;\nint b = q;")
+    assert [(t.text, t.line) for t in toks] == [("int", 1), ("a", 1), ("=", 1), ("33", 1), (";", 2),
+                                                  ("int", 3), ("b", 3), ("=", 3), ("q", 3), (";", 3)]
+    assert toks[-2].col == 9
