@@ -119,10 +119,18 @@ def preprocess(text: str, filename: str = "<source>") -> Preprocessed:
     return pp.run()
 
 
+MAX_EXPANDED_TOKENS = 2_000_000    # all macro expansions of one file (an exponential #define is refused)
+MAX_MACRO_DEPTH = 200              # macro calls nested in macro arguments
+MAX_IF_DEPTH = 40                  # parentheses and unary operators in an #if expression (each costs ~12 frames)
+
+
 class _Pre:
     def __init__(self, text: str, filename: str) -> None:
         self.text = text
         self.file = filename
+        self.budget = MAX_EXPANDED_TOKENS
+        self.depth = 0
+        self.site: _Tok | None = None      # the macro use on the source line being expanded
         self.macros: dict[str, _Macro] = {
             k: _Macro(k, None, [t for t in tokenize(v) if t.kind != "ws"], 0) for k, v in PREDEFINED.items()}
         # __align__(n): labsim already aligns every shared array to 128 bytes
@@ -270,6 +278,7 @@ class _Pre:
             else:
                 toks.append(t)
                 i += 1
+        self.site = d
         expanded = [t for t in self.expand(toks, frozenset()) if t.kind != "ws"]
         try:
             value = _IfEval(expanded).run()
@@ -285,6 +294,7 @@ class _Pre:
         while i < len(ltoks):
             t = ltoks[i]
             if t.kind == "id" and t.text in self.macros:
+                self.site = t
                 end, repl = self.expand_call(ltoks, i)
                 if end is not None:
                     text = _join(repl)
@@ -369,6 +379,22 @@ class _Pre:
                        name)
 
     def expand(self, toks: list[_Tok], hide: frozenset) -> list[_Tok]:
+        self.depth += 1
+        try:
+            if self.depth > MAX_MACRO_DEPTH:
+                raise self.err(CudaUnsupportedError, f"macro uses nested more than {MAX_MACRO_DEPTH} levels deep",
+                               self.site or (toks[0] if toks else _Tok("id", "", 1, 1)))
+            out = self._expand(toks, hide)
+        finally:
+            self.depth -= 1
+        self.budget -= len(out)
+        if self.budget < 0:
+            site = self.site or (toks[0] if toks else _Tok("id", "", 1, 1))
+            raise self.err(CudaUnsupportedError, f"macro expansion too large: more than {MAX_EXPANDED_TOKENS} tokens "
+                           f"(a macro that doubles its argument at every level grows exponentially)", site)
+        return out
+
+    def _expand(self, toks: list[_Tok], hide: frozenset) -> list[_Tok]:
         out: list[_Tok] = []
         i = 0
         while i < len(toks):
@@ -417,8 +443,13 @@ class _IfError(Exception):
     pass
 
 
+def _i64(v: int) -> int:
+    """#if arithmetic is intmax_t's: 64 bits, wrapping (what GCC and Clang do, with a warning)."""
+    return (v + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
 class _IfEval:
-    """Integer constant expressions of #if (identifiers left after expansion are 0, as in C)."""
+    """Integer constant expressions of #if in intmax_t (identifiers left after expansion are 0, as in C)."""
 
     BIN = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="), ("<<", ">>"),
            ("+", "-"), ("*", "/", "%")]
@@ -426,6 +457,7 @@ class _IfEval:
     def __init__(self, toks: list[_Tok]) -> None:
         self.toks = toks
         self.i = 0
+        self.depth = 0
 
     def run(self) -> int:
         if not self.toks:
@@ -465,16 +497,20 @@ class _IfEval:
         t = self.peek()
         if t is None:
             raise _IfError("unexpected end")
-        if t in ("-", "+", "!", "~"):
+        if t in ("-", "+", "!", "~", "("):
+            self.depth += 1
+            if self.depth > MAX_IF_DEPTH:
+                raise _IfError(f"expression nested more than {MAX_IF_DEPTH} levels deep")
             self.i += 1
-            v = self.unary()
-            return {"-": -v, "+": v, "!": int(not v), "~": ~v}[t]
-        if t == "(":
-            self.i += 1
-            v = self.cond()
-            if self.peek() != ")":
-                raise _IfError("expected ')'")
-            self.i += 1
+            if t == "(":
+                v = self.cond()
+                if self.peek() != ")":
+                    raise _IfError("expected ')'")
+                self.i += 1
+            else:
+                v = self.unary()
+                v = _i64({"-": -v, "+": v, "!": int(not v), "~": ~v}[t])
+            self.depth -= 1
             return v
         tok = self.toks[self.i]
         self.i += 1
@@ -483,9 +519,12 @@ class _IfEval:
         if tok.kind == "num":
             s = tok.text.rstrip("uUlL").replace("'", "")
             try:
-                return int(s, 0) if not re.fullmatch(r"0\d+", s) else int(s, 8)
+                v = int(s[:70], 0) if not re.fullmatch(r"0\d+", s) else int(s[:70], 8)
             except ValueError:
-                raise _IfError(f"bad number {tok.text!r}") from None
+                raise _IfError(f"bad number {tok.text[:40]!r}") from None
+            if len(s) > 70 or v >= 1 << 64:
+                raise _IfError(f"integer constant {tok.text[:40]!r} is too large for intmax_t")
+            return _i64(v)
         if tok.kind == "chr" and len(tok.text) == 3:
             return ord(tok.text[1])
         raise _IfError(f"unexpected {tok.text!r}")
@@ -494,11 +533,17 @@ class _IfEval:
 def _if_op(op: str, a: int, b: int) -> int:
     if op in ("/", "%") and b == 0:
         raise _IfError("division by zero")
+    if op in ("<<", ">>") and not 0 <= b < 64:
+        raise _IfError(f"shift count {b} is out of range for intmax_t (0..63)")
+    return _i64(_if_op_exact(op, a, b))
+
+
+def _if_op_exact(op: str, a: int, b: int) -> int:
     if op == "/":
         q = abs(a) // abs(b)
         return q if (a < 0) == (b < 0) else -q
     if op == "%":
-        return a - b * _if_op("/", a, b)
+        return a - b * _if_op_exact("/", a, b)
     return {"||": lambda: int(bool(a or b)), "&&": lambda: int(bool(a and b)), "|": lambda: a | b,
             "^": lambda: a ^ b, "&": lambda: a & b, "==": lambda: int(a == b), "!=": lambda: int(a != b),
             "<": lambda: int(a < b), ">": lambda: int(a > b), "<=": lambda: int(a <= b),

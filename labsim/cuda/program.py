@@ -20,7 +20,7 @@ from ..errors import KernelError, LabsimError, LaunchError, StepBudgetError
 from . import ctype as ct
 from .access import mem_dtype
 from .compiler import Compiler
-from .errors import CudaArgumentError, CudaError, CudaSyntaxError
+from .errors import CudaArgumentError, CudaError, CudaSyntaxError, CudaUnsupportedError
 from .preprocess import preprocess
 from .runtime import Ctx, HostBlock, Ptr
 from .symbols import FunctionCode, Reparse
@@ -31,6 +31,7 @@ MAX_LAUNCH_THREADS = 1 << 22      # the simulator holds several int64 arrays per
 MAX_LAUNCH_BYTES = 1 << 29        # shared memory and per-thread arrays, summed over the whole grid
 DEFAULT_MAX_STEPS = 20_000_000    # ~3 s of interpretation (see Ctx.scale / memcost)
 HOST_MAX_STEPS = 10_000_000
+MAX_HOST_LAUNCHES = 1000          # kernel launches from one host call
 _LANGUAGE = Language(tree_sitter_cuda.language())
 
 
@@ -312,6 +313,9 @@ class _HostBlock(HostBlock):
         self.opts = (gpu, schedule, max_steps)
 
     def launch_kernel(self, name: str, grid, block, vals, smem: int, line: int) -> None:
+        if len(self.results) >= MAX_HOST_LAUNCHES:     # each launch is a whole simulation
+            raise StepBudgetError(f"host code launched more than {MAX_HOST_LAUNCHES} kernels in one call: is a "
+                                  "launch inside a loop?", file=self.program.filename, line=line)
         code = self.program.kernels[name]
         args = []
         for (pname, t), v in zip(code.params, vals):
@@ -345,6 +349,15 @@ def compile(source: str, filename: str = "<source>") -> Program:
     if len(source.encode("utf-8")) > MAX_SOURCE_BYTES:
         raise CudaSyntaxError(f"source is larger than {MAX_SOURCE_BYTES} bytes", file=filename)
     source = source.replace("\r\n", "\n")
+    try:
+        return _compile(source, filename)
+    except RecursionError:
+        raise CudaUnsupportedError("the source nests too deeply for labsim (expressions, parentheses or else-if "
+                                   "chains hundreds of levels deep): split the expression or the chain",
+                                   file=filename) from None
+
+
+def _compile(source: str, filename: str) -> Program:
     pp = preprocess(source, filename)
     for _ in range(MAX_REPARSES):
         tree = Parser(_LANGUAGE).parse(pp.text.encode("utf-8"))
