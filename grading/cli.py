@@ -1,4 +1,4 @@
-"""Command line: ``python -m grading {check,grade,gradescope,bundle,student-build} ...``.
+"""Command line: ``python -m grading {check,grade,gradescope,gradebook,bundle,student-build} ...``.
 
 Exit status: 0 whenever the grader ran (whatever the submissions were worth); 2 when the grader is misused
 (bad arguments, unknown exercise, a path that does not exist); 3 when the grading environment is broken
@@ -128,6 +128,19 @@ def _gradescope_name(metadata: Path) -> str:
         return "submission"
 
 
+def cmd_gradebook(a: argparse.Namespace) -> int:
+    gb = _instructor_only("gradebook")
+    missing = [d for d in a.dirs if not Path(d).is_dir()]
+    if missing:
+        return _die(f"no such folder: {', '.join(missing)}")
+    try:
+        n = gb.write_course_gradebook([Path(d) for d in a.dirs], Path(a.out))
+    except gb.GradebookError as e:
+        return _die(str(e))
+    print(f"wrote {a.out}: {n} student(s)")
+    return 0
+
+
 def cmd_bundle(a: argparse.Namespace) -> int:
     ex = _exercise(a.exercise)
     build_bundle = _instructor_only("bundle").build_bundle
@@ -218,6 +231,11 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--metadata", default="/autograder/submission_metadata.json")
     s.add_argument("--nvcc", choices=("auto", "on", "off"), default="auto")
     s.set_defaults(func=cmd_gradescope)
+
+    gb = add("gradebook", help="merge per-exercise grading folders into one course gradebook CSV")
+    gb.add_argument("dirs", nargs="+", metavar="DIR", help="folders written by grade --out (or Gradescope results)")
+    gb.add_argument("--out", required=True, help="the course CSV to write")
+    gb.set_defaults(func=cmd_gradebook)
 
     b = add("bundle", help="write a Gradescope autograder zip (setup.sh, run_autograder, sources)")
     b.add_argument("--exercise", required=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 
-TOOLS = ("batch.py", "bundle.py", "bench.py", "studentbuild")
+TOOLS = ("batch.py", "bundle.py", "bench.py", "gradebook.py", "studentbuild")
 
 
 def run(ctx) -> None:

@@ -1,0 +1,86 @@
+"""The course gradebook: per-exercise folders merged into one row per student (issue 14)."""
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from grading_testlib import fill
+
+from grading.batch import grade_many
+from grading.cli import main
+from grading.pipeline import Options
+from grading.report import write_submission
+from grading.results import SubmissionResult, TestResult
+from grading.source import discover
+
+
+def _fake(out, name, exercise, score, max_score=10.0, pending=0.0):
+    r = SubmissionResult(name, exercise, "cu", pass_score=8)
+    r.tests = [TestResult("a", "a", score, max_score, "passed" if score else "failed", "")]
+    if pending:
+        r.tests.append(TestResult("m", "m", 0, pending, "pending", "", ["manual", "pending"]))
+    write_submission(r, out)
+    return r
+
+
+@pytest.fixture
+def graded(ex, fake_sim, tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "alice.cu").write_text(fill(ex, "TILE_DIM + 1"))
+    (d / "bob.cu").write_text(fill(ex, "TILE_DIM"))
+    (d / "=cmd.cu").write_text(fill(ex, "TILE_DIM + 1"))
+    l9 = tmp_path / "g9"
+    grade_many(discover([d], ex), ex.id, l9, jobs=1, options=Options(nvcc="off"), progress=False)
+    p2 = tmp_path / "gp2"
+    _fake(p2, "alice", "p2", 7.0)
+    _fake(p2, "carol", "p2", 3.0, pending=2.0)
+    return l9, p2
+
+
+def _rows(path):
+    return list(csv.DictReader(path.open(encoding="utf-8")))
+
+
+def test_one_row_per_student_columns_in_unit_order(graded, tmp_path):
+    l9, p2 = graded
+    out = tmp_path / "course.csv"
+    assert main(["gradebook", str(l9), str(p2), "--out", str(out)]) == 0
+    rows = {r["student"]: r for r in _rows(out)}
+    assert set(rows) == {"alice", "bob", "cmd", "carol"}
+    head = list(_rows(out)[0])
+    assert head.index("p2 score") < head.index("lesson09 score")       # p2 comes first in the course
+    alone = {r["submission"]: r for r in _rows(l9 / "gradebook.csv")}
+    assert rows["alice"]["lesson09 score"] == alone["alice"]["score"]
+    assert rows["alice"]["p2 score"] == "7" and rows["carol"]["lesson09 verdict"] == "missing"
+    assert rows["carol"]["p2 pending_manual"] == "2"
+    assert rows["bob"]["lesson09 veto"] == alone["bob"]["veto"]
+    assert float(rows["alice"]["total"]) == 7 + float(alone["alice"]["score"])
+
+
+def test_gradescope_metadata_names_the_student(tmp_path):
+    d = tmp_path / "gs"
+    _fake(d, "gs123", "lesson09", 9.0)
+    (d / "gs123" / "submission_metadata.json").write_text(json.dumps({"users": [{"email": "=a@x.edu"}]}))
+    out = tmp_path / "c.csv"
+    assert main(["gradebook", str(d), "--out", str(out)]) == 0
+    [row] = _rows(out)
+    assert row["student"] == "'=a@x.edu"             # escaped: a spreadsheet shows it as text
+
+
+@pytest.mark.parametrize("setup,word", [("empty", "no <submission>/results.json"), ("twice", "graded twice"),
+                                        ("broken", "not a results.json"), ("missing", "no such folder")])
+def test_misuse_is_named(tmp_path, setup, word, capsys):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    if setup == "twice":
+        _fake(a, "alice", "lesson09", 1)
+        _fake(b, "alice", "lesson09", 2)
+    elif setup == "broken":
+        (a / "x").mkdir()
+        (a / "x" / "results.json").write_text("{}")
+    dirs = [str(tmp_path / "nope")] if setup == "missing" else [str(a)] + ([str(b)] if setup == "twice" else [])
+    assert main(["gradebook", *dirs, "--out", str(tmp_path / "c.csv")]) == 2
+    assert word in capsys.readouterr().err
