@@ -94,7 +94,7 @@ def write_gradebook(results: list[SubmissionResult], path: Path) -> None:
             if t.id not in test_ids:
                 test_ids.append(t.id)
     head = ["submission", "source", "score", "max_score", "pending_manual", "verdict", "veto", "blank", "value",
-            *test_ids, "problem", "seconds"]
+            *test_ids, "receipt", "problem", "seconds"]
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(head)
@@ -105,4 +105,10 @@ def write_gradebook(results: list[SubmissionResult], path: Path) -> None:
             w.writerow([csv_cell(r.name), r.source_kind, f"{r.score:g}", f"{r.max_score:g}", f"{r.pending_max:g}",
                         r.verdict, ";".join(v.id for v in r.vetoes), csv_cell(r.blank),
                         "" if r.value is None else r.value, *[by_id.get(i, "") for i in test_ids],
-                        csv_cell((r.problem or "").replace("\n", " ")), f"{r.seconds:.2f}"])
+                        _receipt_cell(r), csv_cell((r.problem or "").replace("\n", " ")), f"{r.seconds:.2f}"])
+
+
+def _receipt_cell(r: SubmissionResult) -> str:
+    """The saved check output's verdict; ``recheck`` means the instructor should have it re-run."""
+    status = r.instructor.get("receipt", "")
+    return "recheck (re-run needed)" if status == "recheck" else str(status)

@@ -171,3 +171,17 @@ def test_changing_the_version_to_hide_an_edit_is_never_a_pass(ex, sim, tmp_path)
     future = rehash(re.sub(r"model=\S+", "model=99999", _edit_verdict(run_check(tmp_path, code))))
     res = grade_nb(ex, tmp_path, code, future)
     assert res.instructor["receipt"] == "edited" and "unrun_output" in vetoes(res)
+
+
+def test_gradebook_shows_which_receipts_need_a_rerun(ex, sim, tmp_path, monkeypatch):
+    import csv
+
+    from grading.report import write_gradebook
+    code = fill(ex, "TILE_DIM + 1")
+    monkeypatch.setattr(labsim, "MODEL_VERSION", "0")
+    old = run_check(tmp_path, code)
+    monkeypatch.undo()
+    results = [grade_nb(ex, tmp_path, code, old), grade_nb(ex, tmp_path, code, run_check(tmp_path, code))]
+    write_gradebook(results, tmp_path / "g.csv")
+    rows = list(csv.DictReader((tmp_path / "g.csv").open(encoding="utf-8")))
+    assert [r["receipt"] for r in rows] == ["recheck (re-run needed)", "ok"]
