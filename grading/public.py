@@ -120,6 +120,7 @@ def _load(path: Path, ex) -> Submission:
 
 
 def _heatmap_summary(sample: Any, label: str) -> str:
+    """One sampled warp of the heatmap focus: lane -> bank (shared) or lane -> sector (global)."""
     if sample is None:
         return ""
     import numpy as np

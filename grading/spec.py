@@ -246,6 +246,8 @@ def _focus(name: str, config: dict, lines: list[str]) -> tuple[Focus, ...]:
                                 "column moves with the student's answer; use array/op instead")
         out.append(Focus(f["id"], f["label"], hit[0], f.get("space", ""), f.get("op", ""), f.get("array", ""),
                          bool(f.get("heatmap", False)), col))
+    if sum(f.heatmap for f in out) > 1:
+        raise SpecError(f"{name}: at most one [[focus]] may say heatmap = true")
     return tuple(out)
 
 

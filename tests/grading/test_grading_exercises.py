@@ -90,6 +90,11 @@ def test_public_check_end_to_end(eid, tmp_path, capsys):
     for f in ex.focus:
         assert f"← {f.label}" in out
     assert (rep.heatmap is not None) == (ex.heatmap_focus is not None)
+    if rep.heatmap is not None:
+        f = ex.heatmap_focus
+        assert rep.heatmap.line == f.line and rep.heatmap.space == (f.space or rep.heatmap.space)
+        unit = "wavefront" if rep.heatmap.space == "shared" else "sector"
+        assert f"{f.label}的一个 warp" in rep.heatmap_summary and unit in rep.heatmap_summary
     p.write_text(ex.template, encoding="utf-8")
     rep = check(p, quiet=True)
     assert not rep.ok and rep.problem and rep.receipt     # a blocked verdict is bound by a receipt too
@@ -235,6 +240,8 @@ def test_focus_tells_two_accesses_on_one_line_apart():
     (lambda d: _edit(d / "config.toml", 'host_function = "launch_scale"\n', ''), "missing host_function"),
     (lambda d: _edit(d / "config.toml", 'kind = "constexpr"', 'kind = "regex"'), "kind"),
     (lambda d: _edit(d / "template.cu", "______", "BLOCK"), "exactly once"),
+    (lambda d: _edit(d / "config.toml", "[[focus]]", "[[focus]]\nid = 'y'\nlabel = 'y'\nline = 'y[i] ='\n"
+                     "heatmap = true\n\n[[focus]]"), "at most one"),
 ])
 def test_a_broken_exercise_folder_is_named_clearly(tmp_path, breakage, message):
     from grading.spec import SpecError
