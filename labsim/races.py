@@ -25,10 +25,9 @@ from .analysis import Race
 from .memory import SharedArray
 
 MAX_REPORTED = 100
-# racecheck-style tally state per shared element (dtype, empty value), kept in the array's shadow beside the
-# detector's own: whatever resets the shadow must reset these too.
-_RC_SHADOW = {"rc_done": (bool, False), "rc_r_epoch": (np.int32, -1), "rc_r_min": (np.int64, 0),
-              "rc_r_max": (np.int64, 0), "rc_r_line": (np.int32, 0), "rc_r_last": (np.int64, 0)}
+# racecheck-style tally: per shared element, whether the last write's first other-thread read was reported
+# (kept in the array's shadow beside the detector's own: whatever resets the shadow must reset it too)
+_RC_SHADOW = {"rc_done": (bool, False)}
 
 
 class RaceTracker:
@@ -92,42 +91,32 @@ class RaceTracker:
             s["r_line"][pos] = ln
 
     def _racecheck(self, sh, s, pos, tid, warp, epoch, ln, is_write) -> None:
-        """racecheck-style tally (before the shadow is updated by ``access``); see the module docstring."""
+        """racecheck-style tally (before ``access`` updates the shadow); see the module docstring. Readers come
+        from the detector's own shadow: the last reader of the epoch and whether readers of several warps."""
         if "rc_done" not in s:
             s.update({key: np.full(sh.flat.size, empty, dtype) for key, (dtype, empty) in _RC_SHADOW.items()})
-        rc = {k[3:]: v for k, v in s.items() if k.startswith("rc_")}
+        done = s["rc_done"]
         nbytes = sh.dtype.itemsize
-        w_tid, w_live = s["w_tid"][pos], (s["w_epoch"][pos] == epoch) & (s["w_tid"][pos] >= 0)
+        w_tid = s["w_tid"][pos]
+        w_live = (s["w_epoch"][pos] == epoch) & (w_tid >= 0)
         if is_write:
-            r_live = rc["r_epoch"][pos] == epoch
-            r_min, r_max = rc["r_min"][pos], rc["r_max"][pos]
-            war = r_live & ((r_min != tid) | (r_max != tid))
-            # racecheck pairs the write with the last reader; if that is the writer itself, with the others:
-            # thread ids are warp-major, so readers in [r_min, r_max] share the writer's warp iff both ends do
-            last = rc["r_last"][pos]
-            same = np.where(last != tid, last // 32 == warp, (r_min // 32 == warp) & (r_max // 32 == warp))
-            self._tally("WAR", war, same, rc["r_line"][pos], ln, pos, nbytes)
+            r_tid, r_multi = s["r_tid"][pos], s["r_multi"][pos]
+            war = (s["r_epoch"][pos] == epoch) & (r_tid >= 0) & ((r_tid != tid) | r_multi)
+            # racecheck pairs the write with the last reader; if that is the writer, with the others
+            same = np.where(r_tid != tid, r_tid // 32 == warp, ~r_multi)
+            self._tally("WAR", war, same, s["r_line"][pos], ln, pos, nbytes)
             waw = w_live & (w_tid != tid) & ~war
             self._tally("WAW", waw, w_tid // 32 == warp, s["w_line"][pos], ln, pos, nbytes)
-            rc["done"][pos] = False
-            rc["r_epoch"][pos] = -1
+            done[pos] = False
             return
-        cand = w_live & (w_tid != tid) & ~rc["done"][pos]
+        cand = w_live & (w_tid != tid) & ~done[pos]
         if cand.any():
             idx = np.nonzero(cand)[0]
             upos, first = np.unique(pos[idx], return_index=True)
             sel = idx[first]                          # the first other-thread reader of each element
             self._tally("RAW", np.ones(sel.size, bool), w_tid[sel] // 32 == warp[sel], s["w_line"][pos[sel]],
                         ln, upos, nbytes)
-            rc["done"][upos] = True
-        fresh = rc["r_epoch"][pos] != epoch
-        rc["r_min"][pos[fresh]] = tid[fresh]
-        rc["r_max"][pos[fresh]] = tid[fresh]
-        rc["r_epoch"][pos] = epoch
-        rc["r_last"][pos] = tid
-        np.minimum.at(rc["r_min"], pos, tid)
-        np.maximum.at(rc["r_max"], pos, tid)
-        rc["r_line"][pos] = ln
+            done[upos] = True
 
     def _tally(self, kind, hit, same_warp, first_line, line, pos, nbytes) -> None:
         if not hit.any():
