@@ -218,6 +218,7 @@ def test_bandwidth_table(tmp_path):
     for row, name in zip(tab.data, names):
         assert row[2] == round(gbps[name]) and row[4] == round(want[name])
         assert row[5] == f"{want[name] / gbps[name]:.2f}×"
+        assert row[7] == f"{row[6] / gbps[name]:.2f}×" or abs(float(row[7][:-1]) - row[6] / gbps[name]) < 0.01
     assert "bandwidth time N 20" in " ".join(tab.notes)
 
 
@@ -247,7 +248,12 @@ def test_estimate_error_sentence(tmp_path):
            "transpose_naive": _expected_estimate(4, 32), "transpose_naive_colread": _expected_estimate(32, 4)}
     ratios = [est[k] / GBPS[k] for k in GBPS]
     assert f"{min(ratios):.2f} 倍" in text and f"{max(ratios):.2f} 倍" in text
-    assert text.count("倍（") == 2 * len(lesson08.BANDWIDTH_SIZES)
+    first, traffic = text.split("estimate_traffic")
+    assert first.count("倍（") == 2 * len(lesson08.BANDWIDTH_SIZES)
+    # estimate_traffic is judged without the runs its rates were calibrated on
+    judged = [lesson08.labsim_estimate(k, n, traffic=True) / GBPS[k] for k in GBPS
+              for n in lesson08.BANDWIDTH_SIZES if (k, n) not in lesson08.CALIBRATED]
+    assert f"{min(judged):.2f} 倍" in traffic and f"{max(judged):.2f} 倍" in traffic
 
 
 def test_colread_sentence(tmp_path):
@@ -275,6 +281,19 @@ def test_labsim_equals_the_recorded_l1_sectors():
         pytest.skip("measurements/h200/bandwidth/details.json not recorded")
     for row in lesson08.traffic_table().data:
         assert row[1:3] == row[3:5], row
+
+
+def test_traffic_estimate_of_the_lessons_cuda_equals_the_python_kernels():
+    """labsim.estimate_traffic on the lesson's CUDA (labsim.cuda) and on figures.h200's Python kernels agree."""
+    from figures import h200
+    rows = h200.bandwidth_comparison()
+    if rows is None:
+        pytest.skip("measurements/h200/bandwidth/results.json not recorded")
+    mine = {name for name, _ in lesson08.BANDWIDTH_KERNELS}
+    for r in rows:
+        if r["name"] in mine:
+            assert lesson08.labsim_estimate(r["name"], r["n"], traffic=True) == pytest.approx(r["traffic_gbps"])
+            assert lesson08.labsim_estimate(r["name"], r["n"]) == pytest.approx(r["first_order_gbps"])
 
 
 def test_recorded_bandwidth_if_present():
