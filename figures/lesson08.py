@@ -6,6 +6,7 @@ The kernels are the lesson's own CUDA C (grading's ``lesson08/template.cu`` with
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -475,7 +476,17 @@ def _record(data: dict, name: str, n: int) -> dict | None:
 _SIM = {"copy": "copy", "copy_restrict": "copy", "transpose_naive": "naive", "transpose_naive_colread": "colread"}
 
 
-def labsim_estimate(kind: str, n: int, gpu: str = "H200", *, count_n: int = 1024, traffic: bool = False) -> float:
+COUNT_N = 256     # labsim counts the kernels at this size and scales: per-element counts do not depend on n
+
+
+@functools.lru_cache(maxsize=None)
+def _counted(sim: str, m: int):
+    """labsim's Stats of one of the lesson's kernels on an m×m matrix (memoised: several tables reuse them)."""
+    res, *_ = run_kernel(sim, m, m)
+    return res.stats
+
+
+def labsim_estimate(kind: str, n: int, gpu: str = "H200", *, count_n: int = COUNT_N, traffic: bool = False) -> float:
     """labsim's estimate as effective bandwidth (2·n²·4 bytes / t_est), in GB/s: ``estimate_time`` (every L1
     sector at the datasheet DRAM peak), or with ``traffic`` ``estimate_traffic`` (what DRAM, L2 and L1 each
     move; see its docstring for the two H200 rates it is calibrated with).
@@ -485,12 +496,12 @@ def labsim_estimate(kind: str, n: int, gpu: str = "H200", *, count_n: int = 1024
     checks this); simulating 8192² would take minutes.
     """
     m = min(n, count_n)
-    res, *_ = run_kernel(_SIM[kind], m, m)
+    stats = _counted(_SIM[kind], m)
     scale = (n / m) ** 2
     if traffic:
-        est = estimate_traffic(res.stats, gpu, footprint={"input": n * n * 4, "output": n * n * 4}, scale=scale)
+        est = estimate_traffic(stats, gpu, footprint={"input": n * n * 4, "output": n * n * 4}, scale=scale)
         return 2 * n * n * 4 / est["t_est"] / 1e9
-    return 2 * n * n * 4 / (estimate_time(res.stats, gpu)["t_est"] * scale) / 1e9
+    return 2 * n * n * 4 / (estimate_time(stats, gpu)["t_est"] * scale) / 1e9
 
 
 def bandwidth_table(path: str | Path | None = None) -> Table:
@@ -587,10 +598,10 @@ def traffic_table(n: int = 8192, path: str | Path | None = None) -> Table:
     rows = []
     names = dict(BANDWIDTH_KERNELS)
     for name, sim in TRAFFIC_KERNELS:
-        m = min(n, 1024)
-        res, *_ = run_kernel(sim, m, m)
+        m = min(n, COUNT_N)
+        stats = _counted(sim, m)
         scale = (n // m) ** 2                    # same requests per element at every multiple of 32
-        ld, st = res.gld_sectors * scale, res.gst_sectors * scale
+        ld, st = stats.gld_sectors * scale, stats.gst_sectors * scale
         h = _ncu(details, name, n) if details else None
         if h is None:
             rows.append([names[name], ld, st, t("（未记录）", "(not recorded)"), "", "", "", "", "", ""])
@@ -599,8 +610,8 @@ def traffic_table(n: int = 8192, path: str | Path | None = None) -> Table:
                      round(h["dram__bytes_read.sum"] / 2**20, 1), round(h["dram__bytes_write.sum"] / 2**20, 1),
                      round(h["gpu__time_duration.sum"] / 1000, 1)])
     notes = [t(f"H200：measurements/h200/bandwidth/details.json（Nsight Compute {details.get('meta', {}).get('ncu', '')}，"
-               "--clock-control none，一次启动）；labsim 在 1024² 上计数，按元素数放大。",
-               "H200: bandwidth/details.json (one ncu launch); labsim counted at 1024², scaled.")] if details else \
+               f"--clock-control none，一次启动）；labsim 在 {COUNT_N}² 上计数，按元素数放大。",
+               f"H200: bandwidth/details.json (one ncu launch); labsim counted at {COUNT_N}², scaled.")] if details else \
         [t("本机没有 H200 记录（measurements/h200/bandwidth/details.json）。", "not recorded here")]
     return Table([t("内核", "kernel"), t("L1 读 sector（labsim）", "L1 load sectors (labsim)"),
                   t("L1 写 sector（labsim）", "L1 store sectors (labsim)"), t("L1 读 sector（H200）", "L1 load (H200)"),

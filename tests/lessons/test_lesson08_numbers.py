@@ -183,10 +183,10 @@ def test_counts_per_element_do_not_depend_on_the_size():
     """labsim_estimate scales counts from 1024² to 8192²: valid because each warp request is the same."""
     for kind in ("copy", "naive", "colread"):
         per = []
-        for n in (512, 1024):
+        for n in (lesson08.COUNT_N, 512, 1024):
             res, *_ = lesson08.run_kernel(kind, n, n)
             per.append((res.gld_sectors / n ** 2, res.gst_sectors / n ** 2))
-        assert per[0] == per[1], kind
+        assert per[0] == per[1] == per[2], kind
 
 
 def _expected_estimate(load_sectors, store_sectors, gpu="H200"):
