@@ -67,7 +67,7 @@ def right_by_luck(st) -> Veto | None:
             fid, (yours, ref) = next(iter(bad.items()))
             label = {"load": "读 in", "store": "写 out"}[fid]
             return Veto("right_by_luck", "结果碰巧正确但核心因果链错误",
-                        f"结果正确，但{label}每个请求 {yours:g} 个 sector，合并的写法只要 {ref:g} 个：相邻 lane 的地址不相邻。")
+                        f"结果正确，但{label}：每个请求 {yours:g} 个 sector，合并的写法只要 {ref:g} 个：相邻 lane 的地址不相邻。")
     return None
 
 
