@@ -297,14 +297,13 @@ BYTE_COLORS = ("#c6dbef", "#6baed6", "#3182bd", "#08519c")
 def explorer_state(stride: int, offset: int, itemsize: int, mask: str) -> dict:
     """One state of the static explorer (plain JSON): labsim's counts, the lane × sector map, used bytes."""
     wa = explorer_access(stride, offset, itemsize, mask)
-    m, used = lane_bytes(wa)
+    m, _ = lane_bytes(wa)
     lanes, cols = np.nonzero(m)
     return {
         "sectors": int(wa.sectors), "requested": requested_bytes(wa), "moved": moved_bytes(wa),
         "efficiency": _pct(efficiency(wa)), "label": describe_setting(stride, offset, itemsize, mask),
         "map": {"title": t("lane × sector：lane 在该 sector 里要的字节", "lane × sector: bytes the lane reads"),
                 "cells": np.stack([lanes, cols, m[lanes, cols]], axis=1).ravel().tolist()},
-        "used": {"values": used.tolist(), "title": t("每个 sector 的有用字节（满 32）", "used bytes per sector")},
     }
 
 
@@ -320,7 +319,6 @@ def static_coalescing_explorer(key: str = "p2-coalescing-explorer") -> "object":
         se.Heatmap("map", rows=WARP, cols=WARP, bounds=BYTE_BOUNDS, colors=BYTE_COLORS,
                    legend=["2 B", "4 B", "8 B", "16 B"], xlabel=t("sector（相对编号）", "sector"),
                    ylabel="lane", label=t("lane 要的字节", "bytes per lane")),
-        se.Bars("used", xlabel=t("sector（相对编号）", "sector"), ylabel=t("有用字节", "used bytes")),
     ]
     controls = [
         se.Slider("stride", t("跨度（元素）", "stride"), list(STRIDES), value=1),

@@ -149,7 +149,7 @@ def test_static_explorer_states_are_labsim_and_brute_force():
         cells = np.array(view["map"]["cells"]).reshape(-1, 3)
         assert set(cells[:, 0]) == set(np.nonzero(act)[0])            # one row per active lane, none else
         assert (cells[:, 2] == size).all() and len(set(cells[:, 1])) == sec
-        used = view["used"]["values"]
+        _, used = p2.lane_bytes(p2.explorer_access(stride, offset, size, mask))
         assert len(used) == sec and sum(used) == len(set(int(a) + b for a in addr[act] for b in range(size)))
 
 
