@@ -59,7 +59,7 @@ def test_p2_page(browser, branch):
         images = page.evaluate("""Array.from(document.images).map(i => ({alt: i.alt, natural: i.naturalWidth,
             width: i.getBoundingClientRect().width}))""")
         maps = [i for i in images if "sector" in i["alt"]]
-        assert len(maps) >= 3, [i["alt"][:30] for i in images]
+        assert len(maps) >= 2, [i["alt"][:30] for i in images]   # the ten patterns; row vs column
         assert all(i["natural"] > 0 and i["width"] > 0 for i in maps)
 
         # the explorer, through its real controls: every state shows labsim's count for it

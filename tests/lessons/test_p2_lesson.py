@@ -73,7 +73,7 @@ def test_cells_call_library_functions_only(lesson):
 def test_figures_have_captions_alt_and_references(lesson):
     text = LESSON.read_text(encoding="utf-8")
     figs = [c for c in lesson.cells if str(c.options.get("label", "")).startswith("fig-")]
-    assert {"fig-patterns", "fig-explorer", "fig-rowcol"} <= {c.options["label"] for c in figs}
+    assert {"fig-patterns", "fig-rowcol"} <= {c.options["label"] for c in figs}
     for c in figs:
         assert c.options.get("fig-cap") and c.options.get("fig-alt")
         assert f"@{c.options['label']}" in text
