@@ -54,6 +54,8 @@ class CheckReport:
     # one warp's labsim WarpAccess of each [[focus]] instruction (by focus id) in the first public case, for
     # figures (sector maps, heatmaps); a focus the run never reached maps to None
     samples: dict[str, Any] = field(default_factory=dict)
+    # what the student's source as written (edits outside the blank kept) does on labsim; never graded
+    edited: list[str] = field(default_factory=list)
 
     def __repr__(self) -> str:
         passed = sum(c.status == "passed" for c in self.checks)
@@ -76,6 +78,7 @@ class CheckReport:
             lines.append(f"  {'✅' if c.status == 'passed' else '❌'} {c.name}：{c.output}")
         for n in self.notes:
             lines.append(f"  · {n}")
+        lines.extend(self.edited)
         if self.counters:
             lines.append(f"你的内核每一行的计数器（{self.counters_case}，Nsight Compute 指标名）：")
             for lc in self.counters:
@@ -98,6 +101,9 @@ class CheckReport:
                     f"{html.escape(c.output).replace('|', '&#124;')} |" for c in self.checks]
             out.append("")
         out += [f"- {html.escape(n)}" for n in self.notes]
+        if self.edited:
+            out += ["", f"**{html.escape(self.edited[0])}**", ""]
+            out += [f"- {html.escape(ln.strip())}" for ln in self.edited[1:]]
         if self.counters:
             out += ["", f"每一行的计数器（{self.counters_case}）：", "", "| 行 | 代码 | 指标 | 值 |",
                     "| --- | --- | --- | --- |"]
@@ -187,6 +193,8 @@ def _build(sub: Submission, ex, path: str) -> CheckReport:
     if conf_test is not None and conf_test.status == "failed":
         verdict += "注意：你在填空之外改了代码，这些改动不会被评分（见说明）。"
     rep = CheckReport(str(p), ex.id, passed == len(checks), verdict, res.blank, res.value, checks, notes)
+    if conf_test is not None and conf_test.status == "failed" and sub.source:
+        rep.edited = edited_version(sub.source, ex, st.result.value, st.result.blank or "")
     ctx = st.public_ctx
     if ctx is not None and ctx.all_cases():
         run = ctx.run(ctx.all_cases()[0])         # the first public case shows the counters
@@ -199,6 +207,61 @@ def _build(sub: Submission, ex, path: str) -> CheckReport:
             rep.heatmap_summary = _heatmap_summary(rep.heatmap, hm.label)
     rep.receipt = make_receipt(ex.id, sub.source, rep.body_lines(), ex.fingerprint()).line()
     return rep
+
+
+EDITED_TITLE = "你修改后的版本（不计分）"
+
+
+def edited_version(source: str, ex, value: int | None, blank: str) -> list[str]:
+    """What the student's source as written (edits outside the blank kept) does on labsim, in the check's
+    lines: races with both source lines, wrong elements under the adversarial schedule, out-of-bounds
+    accesses. Only shown; the graded source is always the template plus the blank. labsim interprets the
+    code under its own step and size limits, so an edited loop that never ends gives a message, not a hang."""
+    from .context import RunContext
+    from .sim import LabsimError, SimUnavailable, compile_source
+    src_lines = source.splitlines()
+
+    def at(line: int | None) -> str:
+        if line is None or not 0 < line <= len(src_lines):
+            return f"第 {line} 行"
+        return f"第 {line} 行 `{src_lines[line - 1].strip()}`"
+
+    head = f"{EDITED_TITLE}：按你写的代码（含填空之外的改动）在 labsim 上运行，只供观察："
+    try:
+        program = compile_source(source, ex.target_name)
+    except (LabsimError, SimUnavailable) as e:
+        return [head, f"  labsim 无法编译你修改后的版本：{e}"]
+    except Exception as e:  # only an illustration: a front-end bug must not break the check cell
+        return [head, f"  labsim 无法运行你修改后的版本（{type(e).__name__}，不是你的问题）。"]
+    ctx = RunContext(ex, program, ex.public_module.cases(), value=value, blank=blank)
+    cases = ctx.all_cases()
+    if not cases:
+        return []
+    out = [head]
+    verbs = {"RAW": ("写", "读"), "WAR": ("读", "写"), "WAW": ("写", "写")}
+    example_shown = False                   # race examples once: the other cases' races are the same lines
+    for case in cases:
+        for schedule, name in (("lockstep", "按 warp 顺序执行"), ("adversarial", "对抗调度（一种不利的 warp 顺序）")):
+            rec = ctx.run(case, schedule)
+            where = f"  {case.shape_text('×')} 输入，{name}："
+            if rec.error_kind == "oob":
+                out.append(f"{where}越界访问：{rec.error}")
+                break
+            if rec.error_kind:
+                out.append(f"{where}运行出错：{rec.error}")
+                break
+            out.append(where + ("输出正确。" if rec.correct else
+                                f"输出有 {rec.wrong} 个元素与参考答案不同（其中 {rec.unwritten} 个从未写入）。"))
+            if schedule == "lockstep" and rec.race_count:
+                out.append(f"    数据竞争 {rec.race_count} 处（没有 barrier 隔开的不同 warp 访问同一个 shared 元素）"
+                           + ("。" if example_shown else "，例如："))
+                for r in [] if example_shown else rec.races[:2]:
+                    v = verbs.get(r.kind, ("访问", "访问"))
+                    out.append(f"    {r.kind} __shared__ {r.array}[{r.index}]，block {tuple(r.block)}："
+                               f"线程 {tuple(r.first_thread)} 在{at(r.first_line)} {v[0]}，"
+                               f"线程 {tuple(r.second_thread)} 在{at(r.second_line)} {v[1]}")
+                example_shown = True
+    return out
 
 
 def _counters(run, st, ex) -> list[LineCounters]:

@@ -153,6 +153,7 @@ class RunRecord:
     race_count: int = 0
     races: list = field(default_factory=list)
     focus: dict[str, Any] = field(default_factory=dict)   # focus id -> labsim InstrSummary (with .sample)
+    instructions: list = field(default_factory=list)      # every labsim InstrSummary (the source view's rows)
     seconds: float = 0.0
 
     @property
@@ -228,7 +229,8 @@ def run_case(program: Any, host_function: str, call: Call, case: Case, *, focus:
     rec.by_line = {k: dict(v) for k, v in (getattr(result, "by_line", {}) or {}).items()}
     rec.race_count = int(getattr(result, "race_count", 0) or 0)
     rec.races = list(getattr(result, "races", []) or [])[:5]
-    for s in getattr(result, "instructions", []) or []:
+    rec.instructions = list(getattr(result, "instructions", []) or [])
+    for s in rec.instructions:
         for f in focus:
             if f.matches(s):
                 rec.focus[f.id] = s

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from grading_testlib import SUBMISSIONS, fill
+from grading_testlib import SUBMISSIONS, fill, needs_cuda
 
 from grading import check
 from grading.public import CheckReport
@@ -90,3 +90,37 @@ def test_missing_front_end_is_a_message_not_an_exception(ex, tmp_path, monkeypat
     monkeypatch.setattr(grading.sim, "compile_source", unavailable)
     rep = check(write(tmp_path, fill(ex, "TILE_DIM + 1")))
     assert not rep.ok and "labsim.cuda" in capsys.readouterr().out
+
+
+@needs_cuda
+def test_edited_version_runs_as_written_but_the_verdict_is_template_plus_blank(ex, tmp_path):
+    from grading.public import EDITED_TITLE
+    template_plus_blank = fill(ex, "TILE_DIM + 1")
+    lines = template_plus_blank.splitlines()
+    sync = next(i for i, ln in enumerate(lines) if "__syncthreads" in ln)
+    edited = "\n".join(lines[:sync] + lines[sync + 1:]) + "\n"
+    honest = check(write(tmp_path, template_plus_blank), quiet=True)
+    rep = check(write(tmp_path, edited), quiet=True)
+    # graded verdict: that of template + blank (all public checks pass), the edit only reported
+    assert rep.ok and [c.status for c in rep.checks] == [c.status for c in honest.checks]
+    assert not honest.edited and EDITED_TITLE not in honest.text()
+    text = rep.text()
+    assert EDITED_TITLE in text and rep.edited[0].startswith(EDITED_TITLE)
+    shown = "\n".join(rep.edited)
+    # a race names both source lines of the edited file: the tile store and the transposed read
+    edited_lines = edited.splitlines()
+    store = next(i for i, ln in enumerate(edited_lines, 1) if "tile[threadIdx.y + j][threadIdx.x] =" in ln)
+    load = next(i for i, ln in enumerate(edited_lines, 1) if "= tile[threadIdx.x][threadIdx.y + j]" in ln)
+    assert f"第 {store} 行" in shown and f"第 {load} 行" in shown and "RAW" in shown
+    # without the barrier the adversarial order reads tile elements before they are written
+    adv = next(ln for ln in rep.edited if "对抗调度" in ln)
+    assert "个元素与参考答案不同" in adv
+    # the receipt binds the edited section too (it is part of what the check printed)
+    assert text.index(EDITED_TITLE) < text.index("运行凭据")
+
+
+@needs_cuda
+def test_edited_version_reports_out_of_bounds(ex, tmp_path):
+    src = fill(ex, "TILE_DIM + 1").replace("if (row < N && col < M) {", "if (true) {")
+    rep = check(write(tmp_path, src), quiet=True)
+    assert any("越界" in ln for ln in rep.edited), rep.edited
