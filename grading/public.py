@@ -34,6 +34,29 @@ class LineCounters:
 
 
 @dataclass
+class InstrRow:
+    """One memory instruction of the student's kernel in the source view (labsim's InstrSummary, moved to
+    the student's line numbers)."""
+
+    line: int                      # in the student's file
+    space: str
+    op: str
+    array: str
+    requests: int
+    cost: int                      # sectors (global) or wavefronts (shared)
+    conflicts: int
+    focus: str | None = None
+    lanes: str = ""                # one warp's lane -> bank / sector map ("" when labsim kept no sample)
+
+    @property
+    def per_request(self) -> float:
+        return self.cost / self.requests if self.requests else 0.0
+
+    def __repr__(self) -> str:
+        return f"InstrRow(line {self.line}, {self.space} {self.op} {self.array!r}, {self.requests} requests)"
+
+
+@dataclass
 class CheckReport:
     """What the public check found; ``heatmap`` feeds figures.heatmap.draw_bank_heatmap."""
 
@@ -56,6 +79,9 @@ class CheckReport:
     samples: dict[str, Any] = field(default_factory=dict)
     # what the student's source as written (edits outside the blank kept) does on labsim; never graded
     edited: list[str] = field(default_factory=list)
+    # the source view of _repr_html_: the student's file and its memory instructions (first public case)
+    source_lines: list[str] = field(default_factory=list)
+    instr_rows: list[InstrRow] = field(default_factory=list)
 
     def __repr__(self) -> str:
         passed = sum(c.status == "passed" for c in self.checks)
@@ -119,26 +145,93 @@ class CheckReport:
         return "\n".join(out)
 
 
+    def _repr_html_(self) -> str:
+        """The notebook's view: verdict and notes as in the text, then the student's kernel as a source view
+        (one row per source line; requests, sectors or wavefronts per request and bank conflicts per memory
+        instruction, coloured by cost, the exercise's focus line highlighted, each instruction's lane map a
+        click away). print() and Gradescope keep the plain text."""
+        esc = html.escape
+        parts = [f"<div class='labsim-check'><p><b>{esc(self.exercise)} 公开检查</b>：{esc(self.verdict)}</p>"]
+        if self.blank is not None:
+            parts.append(f"<p>填空：<code>{esc(self.blank)}</code>"
+                         + (f" = {self.value}" if self.value is not None else "") + "</p>")
+        if self.checks:
+            parts.append("<ul>" + "".join(f"<li>{'✅' if c.status == 'passed' else '❌'} {esc(c.name)}：{esc(c.output)}</li>"
+                                          for c in self.checks) + "</ul>")
+        if self.notes:
+            parts.append("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in self.notes) + "</ul>")
+        if self.edited:
+            parts.append(f"<div style='border-left:4px solid #b58900;padding-left:8px'><b>{esc(self.edited[0])}</b>"
+                         f"<pre>{esc(chr(10).join(ln.strip() for ln in self.edited[1:]))}</pre></div>")
+        if self.instr_rows:
+            parts.append(self._source_view())
+        if self.receipt:
+            parts.append(f"<p><code>{esc(self.receipt)}</code></p>")
+        return "\n".join(parts) + "</div>"
+
+    def _source_view(self) -> str:
+        esc = html.escape
+        by_line: dict[int, list[InstrRow]] = {}
+        for r in self.instr_rows:
+            by_line.setdefault(r.line, []).append(r)
+        worst = max((r.per_request for r in self.instr_rows), default=0.0) or 1.0
+        first, last = min(by_line), max(by_line)
+        lo = max(1, first - 3)
+        hi = min(len(self.source_lines), last + 3)
+        head = ("<tr><th>行</th><th>代码</th><th>指令</th><th>requests</th><th>sectors/request</th>"
+                "<th>wavefronts/request</th><th>bank conflicts</th></tr>")
+        rows = []
+        for n in range(lo, hi + 1):
+            code = esc(self.source_lines[n - 1]) if n <= len(self.source_lines) else ""
+            instrs = by_line.get(n, [])
+            flagged = next((r.focus for r in instrs if r.focus), None)
+            # colour by the line's most expensive instruction: per-request cost relative to the worst line
+            heat = max((r.per_request for r in instrs), default=0.0) / worst
+            style = f"background:rgba(220,50,47,{0.08 + 0.5 * heat:.2f});" if instrs else ""
+            if flagged:
+                style += "outline:2px solid #268bd2;"
+            cells = {k: [] for k in ("what", "req", "sec", "wf", "conf")}
+            for r in instrs:
+                what = f"{r.space} {r.op} {esc(r.array)}" + (f" ◀ {esc(r.focus)}" if r.focus else "")
+                if r.lanes:
+                    what = (f"<details><summary>{what}</summary><pre style='margin:0'>{esc(r.lanes)}</pre>"
+                            "</details>")
+                cells["what"].append(what)
+                cells["req"].append(str(r.requests))
+                per = f"{r.per_request:.2f}".rstrip("0").rstrip(".")
+                cells["sec"].append(per if r.space == "global" else "")
+                cells["wf"].append(per if r.space == "shared" else "")
+                cells["conf"].append(str(r.conflicts) if r.space == "shared" else "")
+            td = "".join(f"<td class='{k}'>{'<br>'.join(v)}</td>" for k, v in cells.items())
+            rows.append(f"<tr id='L{n}' style='{style}'><td class='line'>{n}</td>"
+                        f"<td><pre style='margin:0'>{code}</pre></td>{td}</tr>")
+        return (f"<p>你的内核（{esc(self.counters_case)}；点开指令看一个 warp 的 lane → bank / sector）：</p>"
+                f"<table style='border-collapse:collapse;font-size:90%'>{head}{''.join(rows)}</table>")
+
+
 def _load(path: Path, ex) -> Submission:
     if path.suffix == ".ipynb" or path.is_dir():
         return load_submission(path, ex)
     return read_cu(path, ex)
 
 
+def _lanes(sample: Any) -> str:
+    """One warp's lane -> sector (global, relative numbers) or lane -> bank (shared) map; "·" is inactive."""
+    import numpy as np
+    active = np.asarray(sample.active, dtype=bool)
+    ids = sample.sector_ids() if sample.space == "global" else sample.banks
+    return " ".join(str(int(v)) if a else "·" for v, a in zip(ids, active))
+
+
 def _heatmap_summary(sample: Any, label: str) -> str:
     """One sampled warp of the heatmap focus: lane -> bank (shared) or lane -> sector (global)."""
     if sample is None:
         return ""
-    import numpy as np
-    active = np.asarray(sample.active, dtype=bool)
     where = f"{label}的一个 warp（block {tuple(int(v) for v in sample.block)}，warp {sample.warp}）"
     if sample.space == "global":
-        ids = sample.sector_ids()
-        sectors = " ".join(str(int(s)) if a else "·" for s, a in zip(ids, active))
-        return (f"{where}lane 0..31 → sector（相对编号）：{sectors}；这条指令 {sample.sectors} 个 sector。"
+        return (f"{where}lane 0..31 → sector（相对编号）：{_lanes(sample)}；这条指令 {sample.sectors} 个 sector。"
                 "report.heatmap 可交给 figures.sectors.draw_sector_map 画出。")
-    banks = " ".join(str(int(b)) if a else "·" for b, a in zip(sample.banks, active))
-    return (f"{where}lane 0..31 → bank：{banks}；这条指令 {sample.wavefronts} 个 wavefront。"
+    return (f"{where}lane 0..31 → bank：{_lanes(sample)}；这条指令 {sample.wavefronts} 个 wavefront。"
             "report.heatmap 可交给 figures.heatmap.draw_bank_heatmap 画出。")
 
 
@@ -200,6 +293,8 @@ def _build(sub: Submission, ex, path: str) -> CheckReport:
         run = ctx.run(ctx.all_cases()[0])         # the first public case shows the counters
         rep.counters_case = f"{run.case.shape_text('×')} 输入"
         rep.counters = _counters(run, st, ex)
+        rep.source_lines = (st.submission.source or "").splitlines()
+        rep.instr_rows = _instr_rows(run, st, ex)
         rep.samples = {f.id: run.sample(f.id) for f in ex.focus}
         hm = ex.heatmap_focus
         if hm is not None:
@@ -262,6 +357,21 @@ def edited_version(source: str, ex, value: int | None, blank: str) -> list[str]:
                                f"线程 {tuple(r.second_thread)} 在{at(r.second_line)} {v[1]}")
                 example_shown = True
     return out
+
+
+def _instr_rows(run, st, ex) -> list[InstrRow]:
+    line_map = st.conformance.line_map if st.conformance else {}
+    rows = []
+    for s in run.instructions:
+        if s.line is None or not s.requests:
+            continue
+        focus = next((f.label for f in ex.focus if f.matches(s)), None)
+        where = (f"block {tuple(int(v) for v in s.sample.block)} warp {s.sample.warp} lane 0..31 → "
+                 f"{'sector' if s.space == 'global' else 'bank'}：") if s.sample is not None else ""
+        lanes = where + _lanes(s.sample) if s.sample is not None else ""
+        rows.append(InstrRow(line_map.get(s.line, s.line), s.space, s.op, s.array, int(s.requests), int(s.cost),
+                             int(s.conflicts), focus, lanes))
+    return rows
 
 
 def _counters(run, st, ex) -> list[LineCounters]:

@@ -124,3 +124,28 @@ def test_edited_version_reports_out_of_bounds(ex, tmp_path):
     src = fill(ex, "TILE_DIM + 1").replace("if (row < N && col < M) {", "if (true) {")
     rep = check(write(tmp_path, src), quiet=True)
     assert any("越界" in ln for ln in rep.edited), rep.edited
+
+
+@needs_cuda
+def test_html_source_view_rows_carry_the_read_lines_counters(ex, tmp_path):
+    import re
+    src = fill(ex, "TILE_DIM")            # no padding: the transposed read is a 32-way bank conflict
+    rep = check(write(tmp_path, src), quiet=True)
+    page = rep._repr_html_()
+    case = ex.public_module.cases()[next(iter(ex.public_module.cases()))][0]
+    # derived by hand from the launch: one request per warp per j-iteration (TILE_DIM / BLOCK_ROWS = 4)
+    blocks = -(-case.M // 32) * -(-case.N // 32)
+    requests = blocks * (32 * 8 // 32) * 4
+    read = next(i for i, ln in enumerate(src.splitlines(), 1) if "= tile[threadIdx.x][threadIdx.y + j]" in ln)
+    row = re.search(rf"<tr id='L{read}'[^>]*>(.*?)</tr>", page, re.S)
+    assert row, f"no row for line {read}"
+    cells = dict(re.findall(r"<td class='(\w+)'>(.*?)</td>", row.group(1), re.S))
+    assert "◀ 转置读" in cells["what"] and "outline" in row.group(0)       # the focus line is highlighted
+    assert cells["req"].split("<br>") == [str(requests)] * 2              # the shared load and the global store
+    assert "32" in cells["wf"].split("<br>")                              # all 32 lanes in bank 0
+    assert str(31 * requests) in cells["conf"].split("<br>")
+    assert "4" in cells["sec"].split("<br>")                              # 32 contiguous floats: 4 sectors
+    assert "lane 0..31 → bank：" + " ".join(["0"] * 32) in cells["what"]
+    # lines without memory instructions have empty counters; the plain text stays as before
+    assert "<details>" in page and "<script" not in page and "http" not in page
+    assert "<tr" not in rep.text() and rep.text().splitlines()[-1] == rep.receipt
