@@ -15,8 +15,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import html
 import json
 import os
+import resource
 import shutil
 import threading
 import time
@@ -33,7 +35,7 @@ from .html import PageRenderer, install_assets
 from .lang import UI
 from .leaks import hidden_snippets, scan_for_leaks
 from .notebook import to_notebook
-from .qmd import Document, read_qmd, write_qmd
+from .qmd import Cell, Document, iter_nodes, read_qmd, write_qmd
 from .quarto import find_quarto, quarto_version, render_branch
 from .site import Site, load_site
 from .studentkit import make_student_kit
@@ -62,9 +64,17 @@ class BuildReport:
     timings: dict[str, float] = field(default_factory=dict)
     vendored: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)   # the renderer's warnings ("<branch>: <message>")
+    cpu_seconds: float = 0.0   # CPU time of the build and the processes it waited for (Quarto, kernels)
 
     def __repr__(self) -> str:
         return f"BuildReport(renderer={self.renderer!r}, {len(self.pages)} pages, {self.seconds:.1f} s)"
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and its finished children: a build time that other load cannot inflate."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def inputs_digest(root: Path) -> str:
@@ -107,14 +117,44 @@ def _ipynb(page: str) -> str:
     return page[: -len(".qmd")] + ".ipynb"
 
 
-def _landing(site: dict[str, Site], branches: tuple[str, ...]) -> str:
-    title = next(iter(site.values())).title
-    items = "".join(
-        f'<li><a href="{b}/index.html">{UI["answer_branch"] if b == "answer" else UI["exercise_branch"]}</a></li>'
-        for b in branches)
-    return (f'<!DOCTYPE html>\n<html lang="zh"><head><meta charset="utf-8"><title>{title}</title></head>'
-            f"<body><h1>{title}</h1><ul>{items}<li><a href=\"notebooks/\">学生笔记本（练习版 .ipynb）</a></li></ul>"
-            "</body></html>\n")
+def _landing(title: str, branches: tuple[str, ...], renderer: str) -> str:
+    """The page at ``_site/index.html``: the course's own title (no branch suffix) and both branches."""
+    blurbs = {"exercise": UI["exercise_blurb"], "answer": UI["answer_blurb"]}
+    cards = "".join(
+        f'<a class="card" href="{b}/index.html"><span class="name">'
+        f'{html.escape(UI["answer_branch"] if b == "answer" else UI["exercise_branch"])}</span>'
+        f'<span class="blurb">{html.escape(blurbs[b])}</span></a>'
+        for b in sorted(branches, key=lambda b: b != "exercise"))
+    notebooks = (f'<a class="card" href="notebooks/"><span class="name">{html.escape(UI["notebooks"])}</span>'
+                 f'<span class="blurb">{html.escape(UI["notebooks_blurb"])}</span></a>') if "exercise" in branches else ""
+    return (f'<!DOCTYPE html>\n<html lang="zh"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{html.escape(title)}</title><style>{LANDING_CSS}</style></head>"
+            f'<body><main><h1>{html.escape(title)}</h1><p class="lead">{html.escape(UI["landing_lead"])}</p>'
+            f'<nav class="cards">{cards}{notebooks}</nav>'
+            f'<p class="foot">{html.escape(UI["landing_renderer"].format(renderer=renderer))}</p></main></body></html>\n')
+
+
+LANDING_CSS = (
+    'body{margin:0;font-family:system-ui,-apple-system,"Noto Sans CJK SC","PingFang SC","Microsoft YaHei",sans-serif;'
+    "color:#212529;background:#f4f6f9}main{max-width:46rem;margin:3rem auto;padding:0 1.2rem}"
+    "h1{font-size:2rem;margin:0 0 .4rem;color:#2c5d8f}.lead{color:#495057;margin:0 0 1.6rem}"
+    ".cards{display:grid;gap:1rem}.card{display:block;padding:1rem 1.2rem;border:1px solid #dee2e6;"
+    "border-left:.35rem solid #2c5d8f;border-radius:.4rem;background:#fff;text-decoration:none;color:inherit}"
+    ".card:hover{box-shadow:0 2px 8px #0002}.name{display:block;font-weight:700;font-size:1.15rem;color:#2c5d8f}"
+    ".blurb{display:block;margin-top:.3rem;color:#495057}.foot{margin-top:2rem;font-size:.8rem;color:#868e96}")
+
+
+def _with_download_link(qmd_text: str, notebook: str) -> str:
+    """The Quarto page source with the notebook download link under the title (the fallback's template
+    shows the same link there)."""
+    link = (f'::: {{.course-download}}\n[{UI["download_notebook"]}]({notebook}){{download="{notebook}"}}\n:::\n\n')
+    if qmd_text.startswith("---\n"):
+        end = qmd_text.find("\n---\n", 4)
+        if end != -1:
+            cut = end + len("\n---\n")
+            return qmd_text[:cut] + "\n" + link + qmd_text[cut:].lstrip("\n")
+    return link + qmd_text
 
 
 @contextlib.contextmanager
@@ -130,7 +170,9 @@ def build(root: Path, **kwargs) -> BuildReport:
     """Build both branches, the student notebooks and the site under ``root``; see the module docstring.
 
     Keyword arguments: ``branches``, ``renderer`` ("auto", "quarto", "fallback"), ``execute``, ``jobs``,
-    ``only`` (pages), ``log`` (a callable taking one line).
+    ``only`` (pages), ``fail_on_warnings`` (a renderer warning fails the build), ``out`` (write ``_build/``
+    and ``_site/`` under this folder instead of ``root``, e.g. a second build with the other renderer),
+    ``log`` (a callable taking one line).
     """
     root = root.resolve()
     with _build_lock(root):
@@ -138,9 +180,9 @@ def build(root: Path, **kwargs) -> BuildReport:
 
 
 def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = "auto", execute: bool = True,
-           jobs: int | None = None, only: list[str] | None = None,
-           log: Callable[[str], None] = print) -> BuildReport:
-    t0 = time.perf_counter()
+           jobs: int | None = None, only: list[str] | None = None, fail_on_warnings: bool = False,
+           out: Path | None = None, log: Callable[[str], None] = print) -> BuildReport:
+    t0, cpu0 = time.perf_counter(), _cpu_seconds()
     digest = inputs_digest(root)  # before reading anything: an edit during the build makes this site stale
     if renderer not in ("auto", "quarto", "fallback"):
         raise BuildError(f"unknown renderer {renderer!r} (auto, quarto or fallback)")
@@ -157,7 +199,8 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
         raise BuildError(f"--only names pages the site does not build: {sorted(set(only) - set(pages))}")
     docs: dict[str, Document] = {p: read_qmd(root / p, p) for p in pages}
     snippets = hidden_snippets(root)
-    build_dir, site_dir = root / "_build", root / "_site"
+    base = (out or root).resolve()
+    build_dir, site_dir = base / "_build", base / "_site"
     report = BuildReport("quarto" if use_quarto else "fallback",
                          f"Quarto {quarto_version(quarto)} ({quarto})" if use_quarto
                          else "Jupyter (nbclient + nbconvert); quarto is not on PATH",
@@ -167,6 +210,7 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
     # 1. Branch sources and notebooks.
     html_nbs: dict[tuple[str, str], nbformat.NotebookNode] = {}
     for b in branches:
+        numbered = bool(((sites[b].config.get("format") or {}).get("html") or {}).get("number-sections", False))
         bdir = build_dir / b
         shutil.rmtree(bdir, ignore_errors=True)
         bdir.mkdir(parents=True)
@@ -176,12 +220,17 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
         for p in pages:
             try:
                 qdoc = run_pipeline(docs[p], BuildContext(b, None, snippets), SOURCE_PIPELINE)
-                ndoc = run_pipeline(docs[p], BuildContext(b, "ipynb", snippets), SOURCE_PIPELINE + NOTEBOOK_PIPELINE)
-                hdoc = run_pipeline(docs[p], BuildContext(b, "html", snippets), SOURCE_PIPELINE + NOTEBOOK_PIPELINE)
+                ndoc = run_pipeline(docs[p], BuildContext(b, "ipynb", snippets, number_sections=numbered),
+                                    SOURCE_PIPELINE + NOTEBOOK_PIPELINE)
+                hdoc = run_pipeline(docs[p], BuildContext(b, "html", snippets, number_sections=numbered),
+                                    SOURCE_PIPELINE + NOTEBOOK_PIPELINE)
             except LeakError as err:
                 raise BuildError(f"leak guard: {err}") from None
             (bdir / p).parent.mkdir(parents=True, exist_ok=True)
-            (bdir / p).write_text(write_qmd(qdoc), encoding="utf-8")
+            text = write_qmd(qdoc)
+            if use_quarto and any(isinstance(n, Cell) for n, _ in iter_nodes(qdoc.children)):
+                text = _with_download_link(text, os.path.basename(_ipynb(p)))
+            (bdir / p).write_text(text, encoding="utf-8")
             nbformat.write(to_notebook(ndoc, student=True, branch=b), bdir / _ipynb(p))
             html_nbs[(b, p)] = to_notebook(hdoc, student=False, branch=b)
     report.timings["sources"] = time.perf_counter() - t0
@@ -245,7 +294,9 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
     for b in branches:
         dest = site_dir / b
         if use_quarto:
-            render_branch(quarto, build_dir / b, b, dest, pythonpath=str(root), env=explorer_env)
+            for w in render_branch(quarto, build_dir / b, b, dest, pythonpath=str(root), env=explorer_env):
+                log(f"coursebuild: quarto warning ({b}): {w}")
+                report.warnings.append(f"{b}: {w}")
             continue
         if not only:
             shutil.rmtree(dest, ignore_errors=True)
@@ -259,6 +310,9 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
             out.write_text(renderer_.render(p, executed[(b, p)], build_dir / b / os.path.dirname(p),
                                             os.path.basename(_ipynb(p))), encoding="utf-8")
     report.timings["render"] = time.perf_counter() - t
+    if report.warnings and fail_on_warnings:
+        raise BuildError(f"{len(report.warnings)} renderer warning(s) and --fail-on-warnings:\n  "
+                         + "\n  ".join(report.warnings))
 
     # 4. Notebooks next to the pages, and the student hand-out.
     for b in branches:
@@ -286,26 +340,32 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
             raise BuildError("leak guard: hidden-check text in the exercise branch:\n  " + "\n  ".join(hits[:20]))
 
     site_dir.mkdir(exist_ok=True)
-    (site_dir / "index.html").write_text(_landing(sites, branches), encoding="utf-8")
+    (site_dir / "index.html").write_text(_landing(load_site(root).title, branches, report.renderer_detail),
+                                         encoding="utf-8")
     report.seconds = time.perf_counter() - t0
+    report.cpu_seconds = _cpu_seconds() - cpu0
     info = {"renderer": report.renderer, "renderer_detail": report.renderer_detail,
-            "seconds": round(report.seconds, 2), "branches": list(branches), "pages": pages,
+            "seconds": round(report.seconds, 2), "cpu_seconds": round(report.cpu_seconds, 2), "branches": list(branches), "pages": pages,
             "executed": bool(execute), "vendored": report.vendored, "notes": report.notes,
+            "warnings": report.warnings,
             "partial": bool(only), "inputs_digest": digest,
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     (site_dir / "build-info.json").write_text(json.dumps(info, ensure_ascii=False, indent=2), encoding="utf-8")
     return report
 
 
-def site_is_current(root: Path, branches: tuple[str, ...] = BRANCHES) -> bool:
-    """True if ``_site`` holds a complete, executed build of exactly the current inputs."""
-    info_path = root / "_site" / "build-info.json"
+def site_is_current(root: Path, branches: tuple[str, ...] = BRANCHES, renderer: str = "auto",
+                    out: Path | None = None) -> bool:
+    """True if ``<out or root>/_site`` holds a complete, executed build of exactly the current inputs, made by
+    ``renderer`` ("auto": Quarto when it is on PATH, else the fallback)."""
+    info_path = (out or root) / "_site" / "build-info.json"
     try:
         info = json.loads(info_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
+    want = ("quarto" if find_quarto() else "fallback") if renderer == "auto" else renderer
     return (not info.get("partial") and info.get("executed") and set(branches) <= set(info.get("branches", []))
-            and info.get("inputs_digest") == inputs_digest(root.resolve()))
+            and info.get("renderer") == want and info.get("inputs_digest") == inputs_digest(root.resolve()))
 
 
 def ensure_built(root: Path, **kwargs) -> BuildReport | None:
@@ -316,6 +376,6 @@ def ensure_built(root: Path, **kwargs) -> BuildReport | None:
     """
     root = root.resolve()
     with _build_lock(root):
-        if site_is_current(root):
+        if site_is_current(root, renderer=kwargs.get("renderer", "auto"), out=kwargs.get("out")):
             return None
         return _build(root, **kwargs)

@@ -84,7 +84,8 @@ def execute_notebook(nb: NotebookNode, cwd: Path, *, branch: str, timeout: int =
         return nb  # nothing to run: no kernel needed
     kernel_env = dict(os.environ)
     # COURSEBUILD_STATIC: explorers render their static (precomputed) form; see figures/static_explorer.py
-    kernel_env.update({"QUARTO_PROFILE": branch, "COURSEBUILD_BRANCH": branch, "COURSEBUILD_STATIC": "1"})
+    kernel_env.update({"QUARTO_PROFILE": branch, "COURSEBUILD_BRANCH": branch, "COURSEBUILD_STATIC": "1",
+                       "COURSEBUILD_RENDERER": "fallback"})
     kernel_env.pop("MPLBACKEND", None)  # a non-inline backend would send figures nowhere
     kernel_env.update(env or {})
     client = NotebookClient(nb, timeout=timeout, kernel_manager_class=_VenvKernelManager, kernel_name="python3",

@@ -11,6 +11,7 @@ CALLOUT_TITLES = {
     "caution": "危险",
 }
 CROSSREF_TITLES = {"fig": "图", "tbl": "表格"}
+SECTION_TITLE = "小节"  # Quarto's zh crossref prefix for @sec- references
 TITLE_DELIM = "："  # _quarto.yml sets crossref.title-delim to the same full-width colon
 
 UI = {
@@ -23,5 +24,11 @@ UI = {
     "mermaid_missing": "流程图需要 Mermaid 脚本，但构建时未能获取（npm 不可用）；下面显示的是流程图源码。",
     "widget_static": "（交互控件只能在 Jupyter 中运行本课笔记本时使用；静态页面展示的是预先渲染的视图。）",
     "code": "代码",
+    "exercise_blurb": "学生用：每课的代码填空与检查单元，不含参考答案。",
+    "answer_blurb": "教师用：在练习版之外，每课末尾有折叠的参考答案与问答题解析。",
+    "notebooks": "学生笔记本（练习版 .ipynb）",
+    "notebooks_blurb": "练习版的全部 Jupyter 笔记本和运行它们所需的 Python 包（pip install .）。",
+    "landing_lead": "同一套课程的两个版本：先在练习版里动手，再到参考答案版核对。",
+    "landing_renderer": "本站由 python -m coursebuild 构建，渲染器：{renderer}。",
     "site_home": "课程首页",
 }

@@ -94,8 +94,26 @@ def rel_link(current: str, target: str, ext: str = ".html") -> str:
 
 
 def _glob(root: Path, pattern: str) -> list[str]:
-    hits = glob.glob(pattern, root_dir=root, recursive=True)
-    return sorted(h.replace(os.sep, "/") for h in hits if h.endswith(".qmd") and not Path(h).name.startswith("_"))
+    """Quarto's project globs: a leading "/" anchors at the project root; any other glob matches at every
+    depth (Quarto prepends "**/", so "lessons/*.qmd" also finds tests/fixtures/lessons/*.qmd). Folders
+    whose names start with "_" or "." (outputs, virtual environments) are never searched, as in Quarto."""
+    if pattern.startswith("/"):
+        bases = [""]
+        pattern = pattern[1:]
+    elif glob.has_magic(pattern):
+        bases = []
+        for dirpath, dirnames, _ in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(("_", ".")))
+            bases.append(os.path.relpath(dirpath, root))
+    else:
+        bases = [""]
+    hits = []
+    for base in bases:
+        for h in glob.glob(pattern, root_dir=root / base, recursive=True):
+            rel = posixpath.normpath(posixpath.join(base.replace(os.sep, "/"), h.replace(os.sep, "/")))
+            if rel.endswith(".qmd") and not any(part.startswith(("_", ".")) for part in rel.split("/")):
+                hits.append(rel)
+    return sorted(set(hits))
 
 
 def _merge(base: dict, over: dict) -> dict:

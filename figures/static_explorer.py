@@ -13,7 +13,7 @@ Usage (see coursebuild/README.md, "Explorers"):
                   Checkbox("swizzle", "XOR 混洗")],
         parts=[Heatmap("heat", rows=32, cols=32, ...), Number("wf", "wavefront"), Text("note")],
         compute=lambda pad, dtype, swizzle: {"heat": ..., "wf": 3, "note": "..."})
-    ex          # in a cell: the static HTML (``_repr_html_``)
+    ex          # in a cell: the static HTML (``_repr_mimebundle_``; a raw-HTML block under Quarto)
 
 :func:`choose` returns the ipywidgets panel in Jupyter and the static explorer when the course build runs
 the notebook (``COURSEBUILD_STATIC=1``, set by ``python -m coursebuild`` for both renderers).
@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from labsim.console import html_bundle, quarto_rendering
+
 SCRIPT = Path(__file__).with_name("static_explorer.js")
 MAX_STATES = 20000        # the grid is evaluated at build time and shipped in the page
 MAX_IMAGE_STATES = 64     # per-state PNGs are heavy: use Heatmap/Bars for larger grids
@@ -45,8 +47,8 @@ class ExplorerSpecError(ValueError):
 
 
 def is_static_build() -> bool:
-    """True while ``python -m coursebuild`` executes the lesson for the static site."""
-    return os.environ.get("COURSEBUILD_STATIC") == "1"
+    """True while ``python -m coursebuild`` (or Quarto itself) executes the lesson for the static site."""
+    return os.environ.get("COURSEBUILD_STATIC") == "1" or quarto_rendering()
 
 
 def choose(static: Callable[[], Any], widgets: Callable[[], Any]) -> Any:
@@ -283,8 +285,8 @@ class StaticExplorer:
             view[p.name] = _jsonable(value, f"part {p.name!r} at {where}")
         return view
 
-    def _repr_html_(self) -> str:
-        return self.html()
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return html_bundle(self.html(), f"{self!r} (an interactive figure: open the web page)")
 
     def html(self) -> str:
         """The explorer's HTML: a container, the JSON and the (inline) script; no network."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 import html
 from typing import Any, Sequence
 
+from labsim.console import html_bundle, quarto_rendering
+
 
 class Table:
     """Rows of values under headers, with an optional caption and notes.
@@ -35,7 +37,14 @@ class Table:
             return f"{v:.2f}".rstrip("0").rstrip(".") if v != int(v) else str(int(v))
         return str(v)
 
-    def _repr_html_(self) -> str:
+    def _repr_html_(self) -> str | None:
+        return None if quarto_rendering() else self.html()
+
+    def _repr_markdown_(self) -> str | None:
+        # Quarto: a raw-HTML block, not a text/html output (see labsim.console.html_bundle)
+        return html_bundle(self.html())["text/markdown"] if quarto_rendering() else None
+
+    def html(self) -> str:
         def cell(v: Any) -> str:
             text = html.escape(self._fmt(v)).replace("\n", "<br>")
             # numbers line up on the right, words and messages read from the left

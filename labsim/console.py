@@ -1,7 +1,26 @@
 """Console helpers for the prelude scripts: headers, aligned tables (CJK-aware widths), observations."""
 from __future__ import annotations
 
+import html
+import os
+import sys
 import unicodedata
+
+
+def quarto_rendering() -> bool:
+    """True while Quarto executes the notebook (the course build says so; Quarto's kernel has QUARTO_FIG_*)."""
+    return os.environ.get("COURSEBUILD_RENDERER") == "quarto" or "QUARTO_FIG_FORMAT" in os.environ
+
+
+def html_bundle(html_text: str, text: str = "") -> dict:
+    """A display bundle showing ``html_text`` in every renderer.
+
+    Quarto loads require.js and jQuery from a CDN (and runs ``define(...)``, an error offline) on any page
+    with a ``text/html`` output; a raw-HTML markdown block reaches the page unchanged without them.
+    """
+    if quarto_rendering():
+        return {"text/markdown": f"`````{{=html}}\n{html_text}\n`````\n", "text/plain": text or "(HTML)"}
+    return {"text/html": html_text, "text/plain": text or "(HTML)"}
 
 
 def _width(text: str) -> int:
@@ -18,15 +37,48 @@ def print_header(title: str) -> None:
     print(f"\n{rule}\n  {title}\n{rule}")
 
 
-def print_table(headers: list[str], rows: list[list]) -> None:
+def format_table(headers: list[str], rows: list[list]) -> str:
     """An aligned text table; widths count CJK characters as two columns."""
     cols = [[str(h)] + [str(r[i]) for r in rows] for i, h in enumerate(headers)]
     widths = [max(_width(c) for c in col) for col in cols]
-    line = "  ".join(_pad(h, w) for h, w in zip(headers, widths))
-    print(line)
-    print("  ".join("-" * w for w in widths))
-    for r in rows:
-        print("  ".join(_pad(v, w) for v, w in zip(r, widths)))
+    lines = ["  ".join(_pad(h, w) for h, w in zip(headers, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(_pad(v, w) for v, w in zip(r, widths)).rstrip() for r in rows]
+    return "\n".join(lines)
+
+
+def html_table(headers: list[str], rows: list[list]) -> str:
+    """The same table as HTML (numbers right-aligned), for notebooks and web pages."""
+    def cell(tag: str, v: object) -> str:
+        text = str(v)
+        num = text.replace(".", "", 1).replace("%", "").replace("×", "").replace(",", "").strip().isdigit()
+        cls = ' class="num"' if num and tag == "td" else ""
+        return f"<{tag}{cls}>{html.escape(text)}</{tag}>"
+    head = "".join(cell("th", h) for h in headers)
+    body = "".join("<tr>" + "".join(cell("td", v) for v in r) + "</tr>" for r in rows)
+    return (f'<table class="course-console-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
+
+
+def _in_notebook_kernel() -> bool:
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def print_table(headers: list[str], rows: list[list]) -> None:
+    """Print an aligned text table; in a Jupyter kernel, show it as an HTML table instead.
+
+    Monospace fonts rarely draw a CJK character exactly two columns wide, so text tables with Chinese
+    headers misalign on web pages; an HTML table aligns in every renderer (the text form stays the
+    ``text/plain`` alternative).
+    """
+    text = format_table(headers, rows)
+    if _in_notebook_kernel():
+        from IPython.display import display
+        sys.stdout.flush()   # keep the order of printed lines and the table
+        display(html_bundle(html_table(headers, rows), text), raw=True)
+    else:
+        print(text)
 
 
 def print_observations(items: list[str]) -> None:

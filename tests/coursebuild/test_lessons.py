@@ -10,22 +10,28 @@ from pathlib import Path
 
 import pytest
 
+import sys
+
 from cb_leakprobe import probes, visible_text
-from coursebuild.build import ensure_built
 from coursebuild.site import load_site
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # tests/sitebuilds.py
+from sitebuilds import build_info, site_root  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 BRANCHES = ("answer", "exercise")
+OUT = REPO   # set by the fixture: where the fallback build lives (its notebooks are the executed ones)
 
 
 @pytest.fixture(scope="module")
 def site():
-    ensure_built(REPO, log=lambda line: None)
-    return json.loads((REPO / "_site" / "build-info.json").read_text(encoding="utf-8"))
+    global OUT
+    OUT = site_root("fallback")
+    return build_info(OUT)
 
 
 def _executed(branch, page):
-    return json.loads((REPO / "_build" / "executed" / branch / page.replace(".qmd", ".ipynb")).read_text(encoding="utf-8"))
+    return json.loads((OUT / "_build" / "executed" / branch / page.replace(".qmd", ".ipynb")).read_text(encoding="utf-8"))
 
 
 def test_every_page_ran_in_both_branches(site):
@@ -52,17 +58,18 @@ def test_check_cell_meets_the_blank_kindly(site):
 
 
 def test_exercise_branch_leaks_nothing(site):
-    exercise = [p for d in ("_site/exercise", "_site/notebooks", "_build/exercise", "_build/executed/exercise")
-                for p in (REPO / d).rglob("*") if p.suffix in (".html", ".ipynb", ".qmd")]
+    exercise = [p for root in {REPO, OUT}
+                for d in ("_site/exercise", "_site/notebooks", "_build/exercise", "_build/executed/exercise")
+                for p in (root / d).rglob("*") if p.suffix in (".html", ".ipynb", ".qmd")]
     texts = {p: visible_text(p) + p.read_text(encoding="utf-8") for p in exercise}
     checked = 0
     for lesson in sorted((REPO / "lessons").glob("*.qmd")):
         found = probes(lesson.read_text(encoding="utf-8"))
         for path, text in texts.items():
             leaked = [p for p in found if p in text]
-            assert not leaked, f"{path.relative_to(REPO)} shows answer-only text of {lesson.name}: {leaked[:3]}"
+            assert not leaked, f"{path} shows answer-only text of {lesson.name}: {leaked[:3]}"
         if found:  # the probes are real: the answer page shows them
-            answer = visible_text(REPO / "_site" / "answer" / "lessons" / f"{lesson.stem}.html")
+            answer = visible_text(OUT / "_site" / "answer" / "lessons" / f"{lesson.stem}.html")
             missing = [p for p in found if p not in answer]
             assert not missing, f"probes of {lesson.name} not on its answer page: {missing[:3]}"
             checked += len(found)
@@ -88,10 +95,10 @@ def test_hidden_checks_never_reach_the_exercise_branch(site):
     if (REPO / "grading" / "exercises" / "lesson09").exists():
         assert hidden, "expected distinctive lines in lesson 9's hidden checks"
     for d in ("_site/exercise", "_site/notebooks", "_build/exercise", "_build/executed/exercise"):
-        for p in (REPO / d).rglob("*"):
+        for p in [*(REPO / d).rglob("*"), *(OUT / d).rglob("*")]:
             if p.suffix in (".html", ".ipynb", ".qmd"):
                 text = visible_text(p) + p.read_text(encoding="utf-8")
-                assert not [ln for ln in hidden if ln in text], f"{p.relative_to(REPO)} contains hidden-check text"
+                assert not [ln for ln in hidden if ln in text], f"{p} contains hidden-check text"
 
 
 def test_build_time_target(site):

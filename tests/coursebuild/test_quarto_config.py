@@ -78,3 +78,34 @@ def test_lessons_name_only_declared_profiles():
             assert names <= set(PROFILES), f"{path.relative_to(REPO)}: unknown profile {names - set(PROFILES)}"
         for m in re.finditer(r"course_role:\s*(\S+)", text):
             assert m.group(1) in ("exercise", "solution", "check"), f"{path.relative_to(REPO)}: role {m.group(1)}"
+
+
+def test_render_globs_are_anchored_at_the_project():
+    # Quarto matches an unanchored glob at any depth: "lessons/*.qmd" also renders tests/**/fixtures/lessons/.
+    for pattern in _load("_quarto.yml")["project"]["render"]:
+        assert pattern.startswith("/"), f"project.render: {pattern!r} needs a leading '/'"
+
+
+def test_fallback_reads_globs_as_quarto_does(tmp_path):
+    from coursebuild.site import _glob
+    for rel in ("lessons/a.qmd", "tests/fixtures/lessons/b.qmd", "_build/lessons/c.qmd", ".venv/lessons/d.qmd"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("---\ntitle: x\n---\n", encoding="utf-8")
+    assert _glob(tmp_path, "/lessons/*.qmd") == ["lessons/a.qmd"]
+    assert _glob(tmp_path, "lessons/*.qmd") == ["lessons/a.qmd", "tests/fixtures/lessons/b.qmd"]
+
+
+def test_quarto_itself_renders_only_the_course():
+    import json
+    import shutil
+    import subprocess
+
+    from coursebuild.site import load_site
+    quarto = shutil.which("quarto")
+    if quarto is None:
+        pytest.skip("quarto is not on PATH (.ci/run installs it from ../shared/tools/quarto)")
+    proc = subprocess.run([quarto, "inspect"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    files = json.loads(proc.stdout)["files"]["input"]
+    rel = sorted(str(Path(f).resolve().relative_to(REPO)) for f in files)
+    assert rel == sorted(load_site(REPO).pages), rel

@@ -22,8 +22,10 @@ def test_figure_numbers_follow_page_order():
            "```{mermaid}\n%%| label: fig-b\n%%| fig-cap: B\nflowchart TD\n  a-->b\n```\n")
     doc = quarto_markdown(parse_qmd(src), BuildContext("answer", "html"))
     text = _md(doc)
-    assert "[图 2](#fig-b) and [图 1](#fig-a), [1](#fig-a), [Intro](#sec-intro), ?@fig-nope." in text
-    assert '<a id="sec-intro"></a>\n\n## Intro\n' in text
+    assert "[图 2](#fig-b) and [图 1](#fig-a), [1](#fig-a), [小节 1](#sec-intro), ?@fig-nope." in text
+    assert '<a id="sec-intro"></a>\n\n## <span class="header-section-number">1</span> Intro\n' in text
+    plain = _md(quarto_markdown(parse_qmd(src), BuildContext("answer", "html", number_sections=False)))
+    assert "[Intro](#sec-intro)" in plain and '<a id="sec-intro"></a>\n\n## Intro\n' in plain
     cells = [n for n, _ in iter_nodes(doc.children) if isinstance(n, Cell)]
     assert [c.meta["crossref"]["title"] for c in cells] == ["图 1", "图 2"]
 
@@ -65,3 +67,18 @@ def test_map_prose_sees_only_prose():
     joined = "".join(seen)
     assert "a " in joined and " c\n" in joined and "e\n" in joined
     assert "b" not in joined and "d" not in joined
+
+
+def test_sections_are_numbered_as_quarto_numbers_them():
+    # Pandoc's rules, which Quarto's number-sections uses (lesson 9's outline was compared with Quarto 1.7.34's
+    # output; the site browser test compares every page): the page's top level is "1", deeper levels append
+    # ".n", unnumbered headings and code are skipped, numbers restart below a new parent.
+    src = ("See @sec-c and @sec-e.\n\n## A\n\n### B\n\n### C {#sec-c}\n\n```\n## not a heading\n```\n\n"
+           "## D {.unnumbered}\n\n## E {#sec-e}\n\n#### deep\n\n### F\n")
+    text = _md(quarto_markdown(parse_qmd(src), BuildContext("answer", "ipynb")))
+    nums = [m for m in re.findall(r'^#+ (?:<span class="header-section-number">([\d.]+)</span> )?(.+)$', text, re.M)
+            if m[1] != "not a heading"]
+    assert nums == [("1", "A"), ("1.1", "B"), ("1.2", "C"), ("", "D"), ("2", "E"), ("2.0.1", "deep"),
+                    ("2.1", "F")], nums
+    assert "See [小节 1.2](#sec-c) and [小节 2](#sec-e)." in text
+    assert "## not a heading" in text

@@ -22,6 +22,9 @@ ls "$proj/_quarto.yml" "$proj/_quarto-$profile.yml" "$proj/lessons/lesson01_demo
 mkdir -p "$proj/_site/$profile"
 printf '%s\\n%s\\n%s\\n%s\\n' "$QUARTO_PYTHON" "$QUARTO_PROFILE" "$PYTHONPATH" "$PWD" > "$proj/_site/$profile/index.html"
 cp "$proj/lessons/lesson01_demo.qmd" "$proj/_site/$profile/rendered-source.qmd"
+if [ -n "$FAKE_QUARTO_WARN" ]; then
+  printf '\033[33mWARN: %s\033[39m\n   in lessons/lesson01_demo.qmd\n' "$FAKE_QUARTO_WARN" >&2
+fi
 """
 
 
@@ -51,6 +54,43 @@ def test_quarto_renders_each_branch_project(tmp_path, fake_quarto):
         assert (root / "_site" / branch / "lessons" / "lesson01_demo.ipynb").is_file()
     assert json.loads((root / "_site" / "build-info.json").read_text())["renderer"] == "quarto"
     assert (root / "_site" / "notebooks" / "lessons" / "lesson01_demo.ipynb").is_file()
+
+
+def test_quarto_pages_get_the_notebook_download_link(tmp_path, fake_quarto):
+    root = tmp_path / "proj"
+    shutil.copytree(FIXTURE, root)
+    build(root, log=lambda s: None)
+    source = (root / "_site" / "exercise" / "rendered-source.qmd").read_text(encoding="utf-8")
+    front_end = source.index("\n---\n", 4)
+    link = source.index("[下载本页笔记本（.ipynb）](lesson01_demo.ipynb){download=")
+    assert front_end < link < source.index("\n## "), "the link sits under the title, before the first section"
+
+
+def test_quarto_warnings_are_printed_and_can_fail_the_build(tmp_path, fake_quarto, monkeypatch):
+    root = tmp_path / "proj"
+    shutil.copytree(FIXTURE, root)
+    monkeypatch.setenv("FAKE_QUARTO_WARN", "Unable to resolve link target: nowhere.qmd")
+    logs = []
+    report = build(root, log=logs.append)
+    warned = [line for line in logs if "quarto warning" in line]
+    assert len(warned) == 2 and "WARN: Unable to resolve link target: nowhere.qmd in lessons/lesson01_demo.qmd" \
+        in warned[0] and "\x1b" not in warned[0]
+    assert len(report.warnings) == 2
+    assert json.loads((root / "_site" / "build-info.json").read_text())["warnings"] == report.warnings
+    with pytest.raises(BuildError, match=r"2 renderer warning\(s\) and --fail-on-warnings"):
+        build(root, fail_on_warnings=True, log=lambda s: None)
+
+
+def test_cli_prints_the_warnings(tmp_path, fake_quarto, monkeypatch, capsys):
+    from coursebuild.__main__ import main
+    root = tmp_path / "proj"
+    shutil.copytree(FIXTURE, root)
+    monkeypatch.setenv("FAKE_QUARTO_WARN", "something odd")
+    assert main(["--root", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "quarto warning (answer): WARN: something odd" in out and "total build time" in out
+    assert main(["--root", str(root), "--fail-on-warnings"]) == 1
+    assert "--fail-on-warnings" in capsys.readouterr().err
 
 
 def test_quarto_failure_is_reported(tmp_path, fake_quarto):
