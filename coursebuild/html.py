@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import html
 import posixpath
+import re
 import shutil
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from .site import Site, rel_link
 TEMPLATES = Path(__file__).parent / "templates"
 ASSETS = Path(__file__).parent / "assets"
 SITE_LIBS = "site_libs"
+_SECTION_NUMBER = re.compile(r'<span class="header-section-number"></span>\s*(\d+(?:\.\d+)*)\s+')
 
 
 def install_assets(site_dir: Path) -> None:
@@ -93,4 +95,5 @@ class PageRenderer:
         resources = {"metadata": {"path": str(nb_dir), "name": posixpath.splitext(posixpath.basename(page))[0]},
                      "course": ctx}
         body, _ = self.exporter.from_notebook_node(nb, resources=resources)
-        return body
+        # nbconvert's markdown renderer moves the section number out of its (then empty) span; put it back
+        return _SECTION_NUMBER.sub(r'<span class="header-section-number">\1</span> ', body)

@@ -228,7 +228,7 @@
       'background:#fff;color:#2c5d8f;cursor:pointer}',
     '.course-explorer .ce-output{flex:1 1 22rem;min-width:0}',
     '.course-explorer .ce-numbers{display:grid;grid-template-columns:max-content auto;gap:.15rem .8rem;margin:0 0 .5rem;font-size:.92rem}',
-    '.course-explorer .ce-numbers dt{color:#495057;font-weight:600}',
+    '.course-explorer .ce-numbers dt{color:#495057;font-weight:600;white-space:nowrap;float:none;width:auto;margin:0}',
     '.course-explorer .ce-numbers dd{margin:0;font-variant-numeric:tabular-nums}',
     '.course-explorer .ce-figure{display:inline-block;vertical-align:top;margin:.2rem .8rem .4rem 0;max-width:100%;overflow-x:auto}',
     '.course-explorer svg text{font-size:10px;fill:#333;font-family:system-ui,"Noto Sans CJK SC",sans-serif}',

@@ -112,3 +112,10 @@ def test_unbalanced_markers_are_an_error():
     nb.cells[0].metadata.update(course_div_close=1, course_source="l.qmd:3")
     with pytest.raises(ValueError, match="l.qmd:3"):
         div_structure(nb, {})
+
+
+def test_section_numbers_keep_their_span():
+    from coursebuild.html import _SECTION_NUMBER
+    rendered = '<h3 id="x"><span class="header-section-number"></span>3.2 新的瓶颈<a class="anchor-link" href="#x">¶</a></h3>'
+    fixed = _SECTION_NUMBER.sub(r'<span class="header-section-number">\1</span> ', rendered)
+    assert '<h3 id="x"><span class="header-section-number">3.2</span> 新的瓶颈<a' in fixed
