@@ -220,7 +220,9 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
         for p in pages:
             try:
                 qdoc = run_pipeline(docs[p], BuildContext(b, None, snippets), SOURCE_PIPELINE)
-                ndoc = run_pipeline(docs[p], BuildContext(b, "ipynb", snippets, number_sections=numbered),
+                # Notebooks keep unnumbered headings (their @sec- links show the heading text): the grader
+                # finds answers by heading ("### Q1"), and a student's notebook is no numbered page.
+                ndoc = run_pipeline(docs[p], BuildContext(b, "ipynb", snippets, number_sections=False),
                                     SOURCE_PIPELINE + NOTEBOOK_PIPELINE)
                 hdoc = run_pipeline(docs[p], BuildContext(b, "html", snippets, number_sections=numbered),
                                     SOURCE_PIPELINE + NOTEBOOK_PIPELINE)

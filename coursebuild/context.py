@@ -18,7 +18,7 @@ class BuildContext:
     fmt: str | None = None
     hidden_snippets: list[tuple[str, str]] = field(default_factory=list)  # (file, text)
     link_suffix: str = ".ipynb"  # what relative ``.qmd`` links become in notebooks
-    number_sections: bool = True  # _quarto.yml's format.html.number-sections: number headings as Quarto does
+    number_sections: bool = False  # number headings as Quarto does (the build sets it for the fallback pages)
 
     def __post_init__(self) -> None:
         if self.branch not in BRANCHES:

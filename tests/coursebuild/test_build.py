@@ -44,7 +44,8 @@ def test_report_and_layout(built):
     assert report.renderer == "fallback" and logs[0].startswith("coursebuild: renderer: Jupyter")
     info = json.loads((root / "_site" / "build-info.json").read_text(encoding="utf-8"))
     assert info["renderer"] == "fallback" and info["executed"] and not info["partial"]
-    assert site_is_current(root)
+    assert site_is_current(root, renderer="fallback")
+    assert not site_is_current(root, renderer="quarto")   # a site of the other renderer is not current
     for branch in ("answer", "exercise"):
         for page in PAGES:
             assert (root / "_site" / branch / f"{page}.html").is_file()

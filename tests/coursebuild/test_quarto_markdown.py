@@ -20,7 +20,7 @@ def test_figure_numbers_follow_page_order():
     src = ("See @fig-b and @fig-a, [-@fig-a], @sec-intro, @fig-nope.\n\n## Intro {#sec-intro}\n\n"
            "```{python}\n#| label: fig-a\n#| fig-cap: A\nx\n```\n\n"
            "```{mermaid}\n%%| label: fig-b\n%%| fig-cap: B\nflowchart TD\n  a-->b\n```\n")
-    doc = quarto_markdown(parse_qmd(src), BuildContext("answer", "html"))
+    doc = quarto_markdown(parse_qmd(src), BuildContext("answer", "html", number_sections=True))
     text = _md(doc)
     assert "[图 2](#fig-b) and [图 1](#fig-a), [1](#fig-a), [小节 1](#sec-intro), ?@fig-nope." in text
     assert '<a id="sec-intro"></a>\n\n## <span class="header-section-number">1</span> Intro\n' in text
@@ -75,7 +75,7 @@ def test_sections_are_numbered_as_quarto_numbers_them():
     # ".n", unnumbered headings and code are skipped, numbers restart below a new parent.
     src = ("See @sec-c and @sec-e.\n\n## A\n\n### B\n\n### C {#sec-c}\n\n```\n## not a heading\n```\n\n"
            "## D {.unnumbered}\n\n## E {#sec-e}\n\n#### deep\n\n### F\n")
-    text = _md(quarto_markdown(parse_qmd(src), BuildContext("answer", "ipynb")))
+    text = _md(quarto_markdown(parse_qmd(src), BuildContext("answer", "html", number_sections=True)))
     nums = [m for m in re.findall(r'^#+ (?:<span class="header-section-number">([\d.]+)</span> )?(.+)$', text, re.M)
             if m[1] != "not a heading"]
     assert nums == [("1", "A"), ("1.1", "B"), ("1.2", "C"), ("", "D"), ("2", "E"), ("2.0.1", "deep"),
