@@ -324,29 +324,32 @@ def _controls(page, sel):
 
 
 def test_p2_tables_line_up(browser, site):
-    """The P2 script's tables are real tables: Chinese headers and their columns line up (issue 13 #8)."""
+    """The P2 page's tables are real tables: Chinese headers and their columns line up, nothing is clipped,
+    and no console text table (columns padded with spaces) is left to misalign (issue 13 #8)."""
     renderer, root, base = site
     o = Opened(browser, base, "exercise/lessons/prelude/index.html")
     try:
-        tables = o.page.locator("table.course-console-table")
+        tables = o.page.locator("main table")
         assert tables.count() >= 2
         geometry = tables.evaluate_all("""ts => ts.map(t => {
-            const rows = Array.from(t.rows).map(r => Array.from(r.cells).map(c => {
-                const b = c.getBoundingClientRect(); return [b.left, b.right]; }));
-            const box = t.parentElement.getBoundingClientRect();
-            return {rows, width: t.getBoundingClientRect().width, room: box.width,
-                    headers: Array.from(t.tHead.rows[0].cells).map(c => c.textContent)};
+            const rows = Array.from(t.rows).filter(r => r.cells.length === t.rows[0].cells.length)
+              .map(r => Array.from(r.cells).map(c => { const b = c.getBoundingClientRect(); return [b.left, b.right]; }));
+            let box = t.parentElement;
+            while (box && getComputedStyle(box).overflowX === 'visible' && box.tagName !== 'MAIN') box = box.parentElement;
+            return {rows, width: t.getBoundingClientRect().width, room: box.getBoundingClientRect().width,
+                    headers: Array.from(t.rows[0].cells).map(c => c.textContent)};
         })""")
+        assert any(re.search(r"[\u4e00-\u9fff]", h) for g in geometry for h in g["headers"])
         for g in geometry:
-            assert any(re.search(r"[\u4e00-\u9fff]", h) for h in g["headers"])
             first = g["rows"][0]
             for row in g["rows"][1:]:
-                assert len(row) == len(first)
                 for (l1, r1), (l2, r2) in zip(first, row):
                     assert abs(l1 - l2) < 1 and abs(r1 - r2) < 1, "a column does not line up under its header"
-            assert g["width"] <= g["room"] + 1, "the table is clipped by its box"
-        assert "对" in o.main_text() and "错" in o.main_text()
-        o.page.locator("table.course-console-table").first.scroll_into_view_if_needed()
+            assert g["width"] <= g["room"] + 1, f"a table is clipped by its box: {g['headers'][:4]}"
+        text_tables = o.page.evaluate("""Array.from(document.querySelectorAll('main pre')).filter(p =>
+            /^\\s*-{2,}(\\s{2,}-{2,})+\\s*$/m.test(p.textContent) && /[\\u4e00-\\u9fff]/.test(p.textContent)).length""")
+        assert text_tables == 0, "a console text table with Chinese headers is shown as plain text"
+        o.page.locator("main table").first.scroll_into_view_if_needed()
         _shot(o.page, renderer, "exercise-p2-table")
     finally:
         o.page.close()
