@@ -13,6 +13,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
 from ._fonts import t
 
@@ -148,17 +149,20 @@ def draw_bank_heatmap(warp_access, ax: Axes | None = None, title: str | None = N
                     va="bottom", fontsize=7, bbox=dict(facecolor="white", alpha=0.8, linewidth=0, pad=1))
 
     # per-bank strip: the worst degree of each bank over the phases
-    strip = ax.inset_axes((0.0, -0.13, 1.0, 1.0 / 32), transform=ax.transAxes)
+    strip = ax.inset_axes((0.0, -0.15, 1.0, 1.6 / 32), transform=ax.transAxes)
     worst = deg.max(axis=0)
     strip.imshow(np.ma.masked_equal(worst[None, :], 0), cmap=_CMAP, norm=_NORM, aspect="auto",
                  interpolation="nearest", extent=(-0.5, nbanks - 0.5, 0.5, -0.5))
-    for b in np.nonzero(worst)[0]:
-        strip.text(b, 0, str(worst[b]), ha="center", va="center", fontsize=5.5 if worst[b] < 10 else 5,
-                   color="white" if worst[b] > 4 else "black")
+    for b in np.nonzero(worst)[0]:   # the worst degree of each bank, large enough to read
+        strip.text(b, 0, str(worst[b]), ha="center", va="center", fontsize=7 if worst[b] < 10 else 6,
+                   fontweight="bold", color="white" if worst[b] > 4 else "black")
     strip.set_xlim(-0.5, nbanks - 0.5)
     strip.set_xticks([])
     strip.set_yticks([0])
     strip.set_yticklabels([t("最坏", "worst")], fontsize=7)
+    if worst.any():   # the worst of all banks, outside the strip where it always fits
+        strip.text(1.01, 0.5, t(f"最大 {worst.max()}", f"max {worst.max()}"), transform=strip.transAxes,
+                   ha="left", va="center", fontsize=8, fontweight="bold")
     strip.set_gid("bank-strip")
     ax.xaxis.set_label_position("top")
     ax.xaxis.tick_top()
@@ -197,3 +201,68 @@ def draw_bank_heatmaps(accesses: Sequence, titles: Sequence[str] | None = None, 
     if suptitle:
         fig.suptitle(suptitle)
     return fig
+
+
+def draw_tile_banks(row_accesses: Sequence, highlight, ld: int | None = None, ax: Axes | None = None,
+                    title: str | None = None) -> Figure:
+    """The classic picture: a 2-D shared tile, each element coloured (and labelled) by its bank, with the
+    elements one warp instruction reads outlined.
+
+    ``row_accesses``: one labsim ``WarpAccess`` per tile row (lane k touching element k of that row), whose
+    ``banks`` give the colours; ``highlight``: the ``WarpAccess`` whose elements to outline (its lanes'
+    ``words``); ``ld``: the declared row length (columns past the row accesses are drawn as padding).
+    """
+    rows = len(row_accesses)
+    if rows == 0:
+        raise ValueError("draw_tile_banks needs one WarpAccess per tile row")
+    for wa in list(row_accesses) + [highlight]:
+        _check_shared_access(wa, "draw_tile_banks")
+    width = len(row_accesses[0].banks)
+    ld = width if ld is None else int(ld)
+    if ld < width:
+        raise ValueError(f"draw_tile_banks: ld={ld} is shorter than the {width} elements each row access touches")
+    nbanks = int(getattr(row_accesses[0], "banks_n", 32))
+    banks = np.full((rows, ld), -1, dtype=np.int64)
+    for r, wa in enumerate(row_accesses):
+        banks[r, :width] = np.asarray(wa.banks)
+    if ax is None:
+        fig = Figure(figsize=(0.2 * ld + 1.2, 0.2 * rows + 1.3), layout="constrained")
+        ax = fig.subplots()
+    fig = ax.figure
+    palette = ListedColormap([matplotlib_hsv(i / nbanks) for i in range(nbanks)])
+    ax.imshow(np.ma.masked_less(banks, 0), cmap=palette, vmin=-0.5, vmax=nbanks - 0.5, aspect="equal",
+              interpolation="nearest", extent=(-0.5, ld - 0.5, rows - 0.5, -0.5))
+    pad = np.where(banks < 0, 1.0, np.nan)
+    ax.imshow(pad, cmap=ListedColormap([INACTIVE_COLOR]), vmin=0, vmax=1, aspect="equal",
+              interpolation="nearest", extent=(-0.5, ld - 0.5, rows - 0.5, -0.5))
+    active = np.asarray(highlight.active, dtype=bool)
+    elem = np.asarray(highlight.addr, dtype=np.int64)[active] // int(highlight.itemsize)
+    # bank numbers on the first row and on the outlined elements (a thousand labels would be slow and unreadable;
+    # the colour carries the bank everywhere else)
+    labelled = {(0, c) for c in range(width)} | {divmod(int(e), ld) for e in elem}
+    for r, c in sorted(labelled):
+        if c < width:
+            ax.text(c, r, str(banks[r, c]), ha="center", va="center", fontsize=5.5, color="black")
+    for e in elem:
+        r, c = divmod(int(e), ld)
+        ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=1.6))
+    ax.set_xticks(range(0, ld, 4))
+    ax.set_yticks(range(0, rows, 4))
+    ax.set_xlabel(t("列 c", "column c"))
+    ax.set_ylabel(t("行 r", "row r"))
+    ax.xaxis.set_label_position("top")
+    ax.xaxis.tick_top()
+    hl = len(np.unique(np.asarray(highlight.banks)[active]))
+    head = title if title is not None else f"tile[{rows}][{ld}]"
+    ax.set_title(t(f"{head}\n颜色 = bank（第 0 行和黑框里标出了 bank 号）；黑框：一个 warp 读的 {int(active.sum())} 个元素，"
+                   f"落在 {hl} 个不同 bank",
+                   f"{head}\ncolour = bank (numbered on row 0 and in the outline); outlined: one warp's read, "
+                   f"{hl} distinct banks"), fontsize=9)
+    return fig
+
+
+def matplotlib_hsv(x: float):
+    """A cyclic colour for bank x (0..1): neighbouring banks get distinguishable hues."""
+    from matplotlib import colormaps
+    r, g, b, _ = colormaps["hsv"](x * 0.92)
+    return (0.45 + 0.55 * r, 0.45 + 0.55 * g, 0.45 + 0.55 * b, 1.0)   # pale, so the bank numbers stay legible

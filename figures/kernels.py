@@ -42,9 +42,15 @@ def transpose_naive(blk, inp, out, M, N):
             blk.store(out, x * M + (y + j), v, name="output")
 
 
-def transpose_tiled(blk, inp, out, M, N, pad=1, swizzle=False, sync=True, guard_in=True, guard_out="swapped"):
+def transpose_tiled(blk, inp, out, M, N, pad=1, swizzle=False, sync=True, guard_in=True, guard_out="swapped",
+                    side="read"):
     """The lesson's tiled transpose. ``guard_out``: "swapped" (row < N && col < M, correct), "unswapped"
-    (the input's guard reused by mistake) or None (no guard)."""
+    (the input's guard reused by mistake) or None (no guard). ``side="write"`` moves the row/column swap to
+    the tile store (``tile[tx][ty + j] = ...``, then a row read ``tile[ty + j][tx]``): Q1's variant."""
+    if side not in ("read", "write"):
+        raise ValueError(f"side must be 'read' or 'write', got {side!r}")
+    if side == "write" and swizzle:
+        raise ValueError("side='write' is not combined with the swizzle")
     ld = TILE_DIM + pad
     tile = blk.shared((TILE_DIM, ld), np.float32, name="tile")
     x = blk.bx * TILE_DIM + blk.tx
@@ -53,8 +59,8 @@ def transpose_tiled(blk, inp, out, M, N, pad=1, swizzle=False, sync=True, guard_
         row, col = y + j, x
         ok = (row < M) & (col < N) if guard_in else np.ones_like(blk.active)
         with blk.where(ok):
-            r = blk.ty + j
-            c = blk.tx ^ r if swizzle else blk.tx
+            r, c = (blk.ty + j, blk.tx) if side == "read" else (blk.tx, blk.ty + j)
+            c = c ^ r if swizzle else c
             v = blk.load(inp, row * N + col, name="input")
             blk.sstore(tile, r * ld + c, v, name="tile")
     if sync:
@@ -70,8 +76,8 @@ def transpose_tiled(blk, inp, out, M, N, pad=1, swizzle=False, sync=True, guard_
         else:
             ok = np.ones_like(blk.active)
         with blk.where(ok):
-            r = blk.tx
-            c = (blk.ty + j) ^ r if swizzle else blk.ty + j
+            r, c = (blk.tx, blk.ty + j) if side == "read" else (blk.ty + j, blk.tx)
+            c = c ^ r if swizzle else c
             v = blk.sload(tile, r * ld + c, name="tile")
             blk.store(out, row * M + col, v, name="output")
 
@@ -149,11 +155,13 @@ def float4_access(pad: int = 0, pattern: str = "rows", row: int = 0, col4: int =
     """One warp reading ``float tile[32][32 + pad]`` as float4 (16 bytes per lane), on labsim.
 
     ``pattern="rows"``: eight lanes per row, rows ``row .. row+3`` (the warp covers four whole rows);
-    ``"column"``: lane k reads ``tile[k][4*col4 .. 4*col4+3]``. Raises labsim's MisalignedAddressError when a 16-byte address
+    ``"column"``: lane k reads ``tile[k][4*col4 .. 4*col4+3]``; ``"column_swizzled"``: the same with the
+    16-byte chunk index XORed with ``k % 8`` (chunk swizzle, as CuTe-style layouts do: each float4 stays
+    whole). Raises labsim's MisalignedAddressError when a 16-byte address
     is not a multiple of 16, as the GPU faults on it ("misaligned address").
     """
-    if pattern not in ("rows", "column"):
-        raise ValueError(f"pattern must be 'rows' or 'column', got {pattern!r}")
+    if pattern not in ("rows", "column", "column_swizzled"):
+        raise ValueError(f"pattern must be 'rows', 'column' or 'column_swizzled', got {pattern!r}")
     if pattern == "rows" and not 0 <= int(row) <= TILE_DIM - 4:
         raise ValueError(f"row must be 0..{TILE_DIM - 4} (the warp covers four rows), got {row}")
     ld = TILE_DIM + int(pad)
@@ -162,8 +170,10 @@ def float4_access(pad: int = 0, pattern: str = "rows", row: int = 0, col4: int =
         tile = blk.shared((TILE_DIM, ld), np.float32, name="tile")
         if pattern == "rows":
             r, c = row + blk.lane // 8, 4 * (blk.lane % 8)
-        else:
+        elif pattern == "column":
             r, c = blk.lane, np.full_like(blk.lane, 4 * int(col4))
+        else:
+            r, c = blk.lane, 4 * (int(col4) ^ (blk.lane % 8))
         blk.sload(tile, (r * ld + c) * 4, name="tile", view=FLOAT4, line=1)   # byte offset of &tile[r][c]
 
     stats = launch(kernel, grid=1, block=32, name="float4_read")

@@ -6,6 +6,8 @@ matplotlib Figure; a lesson cell calls one of them and shows the result, so no n
 from __future__ import annotations
 
 import json
+import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +18,7 @@ from labsim.gpus import get_gpu
 
 from ._fonts import t
 from .heatmap import bank_conflicts, draw_bank_heatmaps
-from .kernels import TILE_DIM, float4_access, instr, per_request, run_transpose, tile_access
+from .kernels import BLOCK_ROWS, TILE_DIM, float4_access, instr, per_request, run_transpose, tile_access
 from .sectors import draw_sector_maps
 from .table import Table
 
@@ -46,10 +48,15 @@ def _result_ok(kind: str, a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.array_equal(b, a if kind == "copy" else a.T))
 
 
-def transpose_table(n: int = 256) -> Table:
-    """Copy, naive and tiled transposes of an n×n float32 matrix: sectors and wavefronts per request."""
+def transpose_table(n: int = 256, *, fixes: bool = True) -> Table:
+    """Copy, naive and tiled transposes of an n×n float32 matrix: sectors and wavefronts per request.
+
+    ``fixes=False`` leaves out the padded and swizzled tiles (the lesson shows them after the exercise).
+    """
     rows, copy_sectors = [], None
     for kind, label, opts in TRANSPOSES:
+        if not fixes and opts.get("pad", 0) + opts.get("swizzle", False):
+            continue
         st, a, b = run_transpose(kind, n, n, **opts)
         total = st.gld_sectors + st.gst_sectors
         copy_sectors = copy_sectors or total
@@ -71,7 +78,7 @@ def transpose_table(n: int = 256) -> Table:
 def transpose_sector_maps(n: int = 256) -> Figure:
     """Sector maps of one warp's global accesses: the input read, the naive write, the tiled write."""
     naive, _, _ = run_transpose("naive", n, n)
-    tiled, _, _ = run_transpose("tiled", n, n, pad=1)
+    tiled, _, _ = run_transpose("tiled", n, n, pad=0)   # the store is the same for every tile layout
     accesses = [instr(naive, "global", "ld").sample, instr(naive, "global", "st").sample,
                 instr(tiled, "global", "st").sample]
     titles = [t("读 input（两种写法相同）", "input load (both kernels)"), t("朴素转置写 output", "naive store"),
@@ -85,10 +92,13 @@ def transposed_read(pad: int = 0, swizzle: bool = False, n: int = 64):
     return instr(st, "shared", "ld").sample
 
 
-def tile_heatmaps() -> Figure:
-    """Figure 9-1: the transposed read ``tile[threadIdx.x][threadIdx.y + j]`` of one warp, three layouts."""
-    variants = [("float tile[32][32]", 0, False), ("float tile[32][33]", 1, False),
-                (t("float tile[32][32]，XOR 混洗", "tile[32][32], XOR swizzle"), 0, True)]
+def tile_heatmaps(fixes: bool = True) -> Figure:
+    """The transposed read ``tile[threadIdx.x][threadIdx.y + j]`` of one warp: the unpadded tile and, with
+    ``fixes``, the padded and swizzled ones next to it."""
+    variants = [("float tile[32][32]", 0, False)]
+    if fixes:
+        variants += [("float tile[32][33]", 1, False),
+                     (t("float tile[32][32]，XOR 混洗", "tile[32][32], XOR swizzle"), 0, True)]
     accesses = [transposed_read(pad, sw) for _, pad, sw in variants]
     return draw_bank_heatmaps(accesses, [v[0] for v in variants], ncols=3)
 
@@ -119,11 +129,13 @@ def lane_bank_table(pads: tuple[int, ...] = (0, 1)) -> Table:
 
 
 def lesson_source(blank: str = "TILE_DIM + 1", *, sync: bool = True, guard_in: str = "right",
-                  guard_out: str = "right") -> str:
+                  guard_out: str = "right", barrier: str = "after_loop") -> str:
     """The lesson's CUDA exercise (grading's template) with the blank filled and, for the demos, one edit.
 
     ``sync=False`` comments the barrier out; ``guard_in="removed"`` drops the load guard; ``guard_out`` is
-    "right" (row < N && col < M), "unswapped" (the load's guard reused) or "removed". Line numbers never shift.
+    "right" (row < N && col < M), "unswapped" (the load's guard reused) or "removed"; ``barrier="guard"``
+    moves ``__syncthreads()`` into the load guard, ``barrier="return"`` adds an early ``return`` for threads
+    outside the input before it. Line numbers never shift.
     """
     import grading
     path = Path(grading.__file__).resolve().parent / "exercises" / "lesson09" / "template.cu"
@@ -131,6 +143,14 @@ def lesson_source(blank: str = "TILE_DIM + 1", *, sync: bool = True, guard_in: s
     edits = []
     if not sync:
         edits.append(("    __syncthreads();", "    // __syncthreads();   (removed for this demo)"))
+    if barrier == "guard":
+        edits += [("    __syncthreads();", "    // __syncthreads();   (moved into the guard)"),
+                  ("= input[row * N + col];", "= input[row * N + col]; __syncthreads();")]
+    elif barrier == "return":
+        edits.append(("    int y = blockIdx.y * TILE_DIM + threadIdx.y;",
+                      "    int y = blockIdx.y * TILE_DIM + threadIdx.y; if (x >= N || y >= M) return;"))
+    elif barrier != "after_loop":
+        raise ValueError(f"barrier must be 'after_loop', 'guard' or 'return', got {barrier!r}")
     if guard_in == "removed":
         edits.append(("if (row < M && col < N) {", "if (true) {  // load guard removed"))
     if guard_out == "unswapped":
@@ -155,12 +175,21 @@ def run_lesson_kernel(M: int, N: int, *, seed: int = 0, schedule: str = "lockste
     return res, a, b
 
 
+def cell_line(file_line: int | None) -> int | None:
+    """The line in the exercise cell of a line of the written file: ``%%writefile`` is the cell's line 1."""
+    return None if file_line is None else file_line + 1
+
+
 def race_table(n: int = 64) -> Table:
-    """The barrier: the lesson's CUDA kernel with and without __syncthreads(), lockstep and adversarial."""
+    """The barrier: the lesson's CUDA kernel with and without __syncthreads(), lockstep and adversarial.
+
+    Runs the unpadded tile (the race does not depend on the padding, and the lesson shows it before the
+    exercise). Line numbers are the exercise cell's (the file's plus the ``%%writefile`` line).
+    """
     rows, example, res = [], None, None
     for sync in (True, False):
         for schedule in ("lockstep", "adversarial"):
-            res, a, b = run_lesson_kernel(n, n, sync=sync, schedule=schedule)
+            res, a, b = run_lesson_kernel(n, n, sync=sync, schedule=schedule, blank="TILE_DIM")
             wrong = int(np.count_nonzero(b != a.T))
             rows.append(["__syncthreads()" if sync else t("删掉 __syncthreads()", "no __syncthreads()"),
                          schedule, res.race_count, wrong])
@@ -169,13 +198,133 @@ def race_table(n: int = 64) -> Table:
     notes = []
     if example:
         race, r = example
-        notes = [t("labsim 报告的第一个竞争：", "first race labsim reported: ") + str(race),
-                 f"  line {race.first_line}: {r.source_line(race.first_line).strip()}",
-                 f"  line {race.second_line}: {r.source_line(race.second_line).strip()}"]
+        first, second = cell_line(race.first_line), cell_line(race.second_line)
+        notes = [t(f"labsim 报告的第一个竞争：{race.kind}，__shared__ {race.element}，block {race.block}："
+                   f"线程 {race.first_thread} 在单元格第 {first} 行写，线程 {race.second_thread} 在第 {second} 行读",
+                   f"first race labsim reported: {race}"),
+                 f"  {first}: {r.source_line(race.first_line).strip()}",
+                 f"  {second}: {r.source_line(race.second_line).strip()}"]
     return Table([t("版本", "version"), t("warp 执行顺序", "warp order"), t("检测到的竞争", "races detected"),
                   t(f"错误元素（共 {n * n} 个）", f"wrong elements (of {n * n})")], rows,
-                 caption=t(f"labsim.cuda：本课的 CUDA 内核，{n}×{n} 矩阵，tile[32][33]",
+                 caption=t(f"labsim.cuda：本课的 CUDA 内核（不填充的 tile），{n}×{n} 矩阵",
                            f"labsim.cuda: the lesson's kernel, {n}×{n}"), notes=notes)
+
+
+def _sanitizer_text(path: str | Path | None = None) -> str | None:
+    p = Path(path) if path is not None else measurements_dir() / "raw" / "sanitizer.txt"
+    return p.read_text(encoding="utf-8", errors="replace") if p.is_file() else None
+
+
+def recorded_wrong_outputs(path: str | Path | None = None) -> dict:
+    """The H200's own wrong-output counts of the no-barrier kernel (``race.cu``), from raw/sanitizer.txt.
+
+    ``{"plain": {(M, N): (wrong, total)}, "racecheck": {...}}``: plain runs, and runs under racecheck.
+    Empty dicts when the recording is absent.
+    """
+    text = _sanitizer_text(path)
+    out: dict = {"plain": {}, "racecheck": {}}
+    if text is None:
+        return out
+    section = None
+    for line in text.splitlines():
+        if line.startswith("#####"):
+            section = "plain" if "plain runs: race" in line else "racecheck" if "racecheck" in line and " race " in \
+                line + " " else None
+            continue
+        m = re.match(r"transpose_tiled_nosync (\d+)x(\d+): (\d+) of (\d+) outputs wrong", line)
+        if m and section:
+            out[section][(int(m[1]), int(m[2]))] = (int(m[3]), int(m[4]))
+    return out
+
+
+def recorded_hazards(path: str | Path | None = None) -> dict | None:
+    """The hazard report of racecheck on the 32×32 no-barrier kernel (one tile), from raw/sanitizer.txt.
+
+    racecheck reports per byte: ``errors`` are pairs of threads in different warps, ``warnings`` ("Warp Level
+    Programming") pairs in the same warp; divided by the 4 bytes of a float they count element pairs.
+    """
+    text = _sanitizer_text(path)
+    if text is None:
+        return None
+    m = re.search(r"racecheck-report hazard race 32 32.*?RACECHECK SUMMARY: \d+ hazards? displayed "
+                  r"\((\d+) errors?, (\d+) warnings?\)", text, re.S)
+    if not m:
+        return None
+    errors, warnings = int(m[1]), int(m[2])
+    return {"errors": errors, "warnings": warnings, "cross_warp": errors // 4, "same_warp": warnings // 4}
+
+
+def h200_race_table(shapes: tuple[tuple[int, int], ...] = ((32, 32), (64, 64), (33, 45))) -> Table:
+    """Without the barrier, on the H200 (recorded) and on labsim: wrong outputs, and racecheck's hazards."""
+    rec = recorded_wrong_outputs()
+    none = t("（未记录）", "(not recorded)")
+
+    def fmt(pair):
+        return none if pair is None else f"{pair[0]} / {pair[1]}"
+
+    rows = []
+    for M, N in shapes:
+        _, a, b = run_lesson_kernel(M, N, sync=False, schedule="adversarial", blank="TILE_DIM")
+        rows.append([f"{M}×{N}", fmt(rec["plain"].get((M, N))), fmt(rec["racecheck"].get((M, N))),
+                     f"{int(np.count_nonzero(b != a.T))} / {M * N}"])
+    for (M, N), pair in sorted(rec["plain"].items()):
+        if (M, N) not in shapes:
+            rows.append([f"{M}×{N}", fmt(pair), fmt(rec["racecheck"].get((M, N))), t("（太大，不模拟）", "(not run)")])
+    return Table([t("矩阵", "matrix"), t("H200 直接运行：错误元素", "H200 plain run: wrong"),
+                  t("H200 在 racecheck 下：错误元素", "H200 under racecheck: wrong"),
+                  t("labsim adversarial：错误元素", "labsim adversarial: wrong")], rows,
+                 caption=t("删掉 __syncthreads() 的内核：H200 的记录（measurements/h200/raw/sanitizer.txt）与 labsim",
+                           "the kernel without __syncthreads(): recorded H200 runs and labsim"))
+
+
+def hazard_table() -> Table:
+    """One 32×32 tile without the barrier: racecheck's hazards on the H200 (recorded) next to labsim's races."""
+    rec = recorded_hazards()
+    res, _, _ = run_lesson_kernel(32, 32, sync=False, blank="TILE_DIM")
+    none = t("（未记录）", "(not recorded)")
+    same = getattr(res, "same_warp_race_count", None)   # labsim reports same-warp hazards where it counts them
+    rows = [
+        [t("不同 warp 的线程对（racecheck 的 error）", "pairs in different warps (racecheck errors)"),
+         none if rec is None else rec["cross_warp"], res.race_count],
+        [t("同一 warp 的线程对（racecheck 的 warning）", "pairs in the same warp (racecheck warnings)"),
+         none if rec is None else rec["same_warp"], t("（不报告）", "(not reported)") if same is None else same],
+    ]
+    notes = [] if rec is None else [t(
+        f"racecheck 按字节报告：{rec['errors']} 个 error 和 {rec['warnings']} 个 warning，每个 float 4 个字节。",
+        f"racecheck reports per byte: {rec['errors']} errors, {rec['warnings']} warnings; 4 bytes per float.")]
+    return Table([t("冲突的读写对（以元素计）", "hazard pairs (elements)"), t("H200 racecheck（记录）", "H200 racecheck"),
+                  "labsim"], rows,
+                 caption=t("一块 32×32 tile，删掉 __syncthreads()：每个被别的线程写、又被读的元素算一对",
+                           "one 32×32 tile without __syncthreads()"), notes=notes)
+
+
+def barrier_table(M: int = 65, N: int = 45) -> Table:
+    """Where the barrier goes: in place, inside the load guard (labsim's DivergentBarrierError), and after an
+    early ``return`` of the threads outside the input (wrong output: they were needed in the second phase)."""
+    variants = [
+        (t("__syncthreads() 在循环之后（本课的写法）", "after the loop (the lesson's)"), {}),
+        (t("__syncthreads() 放进读守卫 if (row < M && col < N) 里", "inside the load guard"), {"barrier": "guard"}),
+        (t("开头 if (x >= N || y >= M) return;", "early return of threads outside the input"), {"barrier": "return"}),
+    ]
+    rows = []
+    for label, edits in variants:
+        try:
+            _, a, b = run_lesson_kernel(M, N, blank="TILE_DIM", **edits)
+            wrong = int(np.count_nonzero(b != a.T))
+            outcome = t("结果正确", "right") if not wrong else t(f"结果错误：{wrong} 个元素不对", f"{wrong} wrong")
+        except LabsimError as e:
+            outcome = f"{type(e).__name__}: {_cell_lines(str(e))}"
+        rows.append([label, outcome])
+    return Table([t("屏障的位置", "barrier"), t("labsim 的结果", "labsim outcome")], rows,
+                 caption=t(f"labsim.cuda：本课的 CUDA 内核，{M}×{N} 矩阵（边上的 block 只有部分线程在矩阵内）",
+                           f"labsim.cuda: the lesson's kernel, {M}×{N} matrix"))
+
+
+def _cell_lines(message: str) -> str:
+    """labsim.cuda's ``file.cu:L:C: error`` as the exercise cell numbers it (L + 1, after ``%%writefile``)."""
+    return re.sub(r"(\w+\.cu):(\d+):(\d+):(?: error:)? ?",
+                  lambda m: t(f"单元格第 {cell_line(int(m[2]))} 行第 {m[3]} 列：", f"cell line {cell_line(int(m[2]))}, "
+                              f"column {m[3]}:"), message, count=1)
 
 
 def bounds_table(M: int = 65, N: int = 45) -> Table:
@@ -189,30 +338,33 @@ def bounds_table(M: int = 65, N: int = 45) -> Table:
     rows = []
     for label, edits in variants:
         try:
-            _, a, b = run_lesson_kernel(M, N, **edits)
+            _, a, b = run_lesson_kernel(M, N, blank="TILE_DIM", **edits)
             outcome = t("结果正确", "right") if np.array_equal(b, a.T) else t("结果错误", "wrong")
         except LabsimError as e:
-            outcome = f"{type(e).__name__}: {e}"
+            outcome = f"{type(e).__name__}: {_cell_lines(str(e))}"
         rows.append([label, outcome])
     return Table([t("边界守卫", "guards"), t("labsim 的结果", "labsim outcome")], rows,
                  caption=t(f"labsim.cuda：本课的 CUDA 内核，{M}×{N} 矩阵（不是 32 的倍数）",
                            f"labsim.cuda: the lesson's kernel, {M}×{N} matrix"))
 
 
-def layout_table(n: int = 64, pads: tuple[int, ...] = (0, 1, 2, 3, 4)) -> Table:
-    """Padding cost vs XOR swizzle: shared bytes per block and wavefronts per request of both tile accesses."""
+def layout_table(n: int = 64, pads: tuple[int, ...] = (0, 1, 2, 3, 4, 8)) -> Table:
+    """Padding cost vs XOR swizzle: shared bytes per block and wavefronts per request of both tile accesses,
+    next to gcd(row stride in words, banks): the conflict degree the arithmetic predicts for 4-byte elements."""
     base_bytes = TILE_DIM * TILE_DIM * 4
     rows = []
     for pad, sw in [(p, False) for p in pads] + [(0, True)]:
         st, a, b = run_transpose("tiled", n, n, pad=pad, swizzle=sw)
         nbytes = TILE_DIM * (TILE_DIM + pad) * 4
         name = f"float tile[32][{TILE_DIM + pad}]" + (t(" + XOR 混洗", " + XOR swizzle") if sw else "")
+        banks = get_gpu("H200").banks
         rows.append([name, nbytes, nbytes - base_bytes, per_request(instr(st, "shared", "st")),
-                     per_request(instr(st, "shared", "ld")),
+                     per_request(instr(st, "shared", "ld")), "—" if sw else math.gcd(TILE_DIM + pad, banks),
                      t("对", "right") if np.array_equal(b, a.T) else t("错", "wrong")])
     return Table([t("tile 布局", "tile layout"), t("每 block 共享内存（字节）", "shared bytes per block"),
                   t("比不填充多（字节）", "extra bytes"), t("行写：wavefront/请求", "row store: wf/req"),
-                  t("转置读：wavefront/请求", "transposed load: wf/req"), t("结果", "result")], rows,
+                  t("转置读：wavefront/请求", "transposed load: wf/req"),
+                  t("gcd(行跨度, 32)", "gcd(stride, 32)"), t("结果", "result")], rows,
                  caption=t("labsim：同一个转置内核，只改 tile 的布局", "labsim: one kernel, different tile layouts"))
 
 
@@ -365,3 +517,187 @@ def misaligned_table(path: str | Path | None = None) -> Table:
     return Table([t("在哪里运行", "where"), t("结果", "outcome")], rows,
                  caption=t(f"对 float tile[32][33] 的第 1 行做 float4 读（第 1 行从字节 {(TILE_DIM + 1) * 4} 开始）",
                            f"float4 read of row 1 of float tile[32][33] (row 1 starts at byte {(TILE_DIM + 1) * 4})"))
+
+
+def occupancy_table(gpu: str = "H200", pads: tuple[int, ...] = (0, 1)) -> Table:
+    """How many 256-thread blocks of the tiled transpose one SM holds, and which resource sets it, from the
+    GPU preset's limits; registers per thread from the H200 recording (``launch__registers_per_thread``)."""
+    from labsim.gpus import occupancy
+    g = get_gpu(gpu)
+    launches = _recorded().get("provenance", {}).get("launches", {})
+    rows = []
+    for pad in pads:
+        smem = TILE_DIM * (TILE_DIM + pad) * 4
+        regs = launches.get(f"transpose_tiled_pad{pad}_64x64", {}).get("launch__registers_per_thread")
+        occ = occupancy(g, TILE_DIM * BLOCK_ROWS, smem, regs)
+        lim = occ["limits"]
+        rows.append([f"float tile[32][{TILE_DIM + pad}]", smem, smem + g.smem_reserved_per_block,
+                     "—" if regs is None else regs, lim["threads"], lim["shared"],
+                     lim.get("registers", "—"), occ["blocks"],
+                     f"{occ['smem_used']} / {occ['smem_per_sm']}"])
+    notes = [t(f"{g.name} 预设：每个 SM 最多 {g.max_threads_per_sm} 个线程、{g.max_blocks_per_sm} 个 block、"
+               f"{g.smem_per_sm} 字节共享内存、{g.regs_per_sm} 个寄存器；每个 block 另占 {g.smem_reserved_per_block} "
+               f"字节共享内存（运行时保留）。",
+               f"{g.name} preset limits per SM: {g.max_threads_per_sm} threads, {g.max_blocks_per_sm} blocks, "
+               f"{g.smem_per_sm} B shared, {g.regs_per_sm} registers; {g.smem_reserved_per_block} B reserved per block."),
+             t("每线程寄存器数取自 H200 的记录（measurements/h200/results.json 的 launch__registers_per_thread）。",
+               "registers per thread: recorded on the H200.")]
+    return Table([t("tile 布局", "tile layout"), t("tile（字节）", "tile bytes"), t("每 block 实占（字节）", "per block"),
+                  t("寄存器/线程", "regs/thread"), t("线程数允许的 block", "by threads"),
+                  t("共享内存允许的 block", "by shared"), t("寄存器允许的 block", "by registers"),
+                  t("每个 SM 驻留的 block", "blocks per SM"), t("占用共享内存 / SM 容量（字节）", "shared used / capacity")],
+                 rows, caption=t(f"labsim 的 {g.name} 预设：256 线程的 block，每个 SM 能同时驻留几个",
+                                 f"{g.name} preset: resident 256-thread blocks per SM"), notes=notes)
+
+
+def float4_table(lds: tuple[int, ...] = (32, 33, 36, 40, 44, 48)) -> Table:
+    """``float tile[32][LD]`` read down a column as float4 (lane k reads tile[k][0..3]), and a 16-byte-chunk
+    swizzle of the unpadded tile: wavefronts, or the fault; next to gcd(stride in 16-byte units, 8)."""
+    rows = []
+    for ld in lds:
+        units = ld * 4 / 16
+        try:
+            wa = float4_access(ld - TILE_DIM, "column")
+            w, c = int(wa.wavefronts), bank_conflicts(wa)
+        except LabsimError as e:
+            w, c = "—", f"{type(e).__name__}"
+        rows.append([f"float tile[32][{ld}]", ld * 4, units if units != int(units) else int(units),
+                     math.gcd(int(units), 8) if units == int(units) else "—", w, c])
+    wa = float4_access(0, "column_swizzled")
+    rows.append([t("float tile[32][32]，16 字节块 XOR 混洗", "tile[32][32], 16-byte chunk XOR swizzle"), TILE_DIM * 4,
+                 TILE_DIM * 4 // 16, "—", int(wa.wavefronts), bank_conflicts(wa)])
+    return Table([t("声明", "declaration"), t("行跨度（字节）", "row stride (bytes)"),
+                  t("行跨度（16 字节单位）", "stride (16-byte units)"), t("gcd(单位数, 8)", "gcd(units, 8)"),
+                  "wavefront", t("bank 冲突（ncu 计数）", "bank conflicts (ncu)")], rows,
+                 caption=t("labsim：一个 warp 按列做 float4 读（lane k 读 tile[k][0..3]）；无冲突时也要 4 个 wavefront",
+                           "labsim: one warp's float4 column read; 4 wavefronts without conflicts"))
+
+
+def write_side_table(n: int = 64) -> Table:
+    """Q1's transfer case: the swap on the tile store (column store, row read) vs on the read, per layout."""
+    rows = []
+    for side in ("read", "write"):
+        for pad in (0, 1):
+            st, a, b = run_transpose("tiled", n, n, pad=pad, side=side)
+            rows.append([t("读 tile 时对调（本课）", "swap on the read (lesson)") if side == "read" else
+                         t("写 tile 时对调", "swap on the write"), f"float tile[32][{TILE_DIM + pad}]",
+                         per_request(instr(st, "global", "ld")), per_request(instr(st, "global", "st")),
+                         per_request(instr(st, "shared", "st")), per_request(instr(st, "shared", "ld")),
+                         t("对", "right") if np.array_equal(b, a.T) else t("错", "wrong")])
+    return Table([t("对调的位置", "where the swap is"), t("tile 布局", "tile layout"),
+                  t("读 input：sector/请求", "input load: sectors/req"), t("写 output：sector/请求", "output store: sectors/req"),
+                  t("写 tile：wavefront/请求", "tile store: wavefronts/req"),
+                  t("读 tile：wavefront/请求", "tile load: wavefronts/req"), t("结果", "result")], rows,
+                 caption=t(f"labsim：{n}×{n}，行列对调放在写 tile 还是读 tile", f"labsim: {n}×{n}, swap side"))
+
+
+# Whole kernels recorded on the H200 (64×64 float32, measurements/h200/microbench.cu) and their labsim twins.
+H200_KERNELS = (
+    ("copy_64x64", t("copy", "copy"), ("copy", {})),
+    ("transpose_naive_64x64", t("朴素转置", "naive"), ("naive", {})),
+    ("transpose_tiled_pad0_64x64", "tiled, float tile[32][32]", ("tiled", {"pad": 0})),
+    ("transpose_tiled_pad1_64x64", "tiled, float tile[32][33]", ("tiled", {"pad": 1})),
+    ("transpose_tiled_pad2_64x64", "tiled, float tile[32][34]", ("tiled", {"pad": 2})),
+)
+_PER_REQ = (
+    ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+     ("global", "ld"), t("读 input：sector/请求", "input load: sectors/req")),
+    ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+     ("global", "st"), t("写 output：sector/请求", "output store: sectors/req")),
+    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__inst_executed_op_shared_ld.sum",
+     ("shared", "ld"), t("读 tile：wavefront/请求", "tile load: wavefronts/req")),
+)
+
+
+def _recorded(path: str | Path | None = None) -> dict:
+    p = Path(path) if path is not None else measurements_dir() / "results.json"
+    return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else {}
+
+
+def h200_kernels_table(fixes: bool = True, path: str | Path | None = None) -> Table:
+    """The whole-kernel counters the H200 recorded for copy, naive and tiled transposes (64×64), next to
+    labsim's count of the same kernels. ``fixes=False`` keeps only the unpadded tile."""
+    rec = _recorded(path)
+    none = t("（未记录）", "(not recorded)")
+    rows = []
+    for name, label, (kind, opts) in H200_KERNELS:
+        if not fixes and opts.get("pad", 0):
+            continue
+        st, _, _ = run_transpose(kind, 64, 64, **opts)
+        m = rec.get(name, {})
+        row = [label]
+        for num, den, (space, op), _ in _PER_REQ:
+            have = [s for s in st.instructions if s.space == space and s.op == op]
+            sim = per_request(have[0]) if have else "—"
+            meas = m[num] / m[den] if m.get(den) else ("—" if m else none)
+            row += [meas, sim]
+        rows.append(row)
+    heads = [t("内核（64×64）", "kernel (64×64)")]
+    for *_, head in _PER_REQ:
+        heads += [f"{head} H200", f"{head} labsim"]
+    notes = [t("H200：Nsight Compute 记录的整个内核的计数之比（measurements/h200/results.json）；读 tile 一列用 "
+               "smsp__inst_executed_op_shared_ld.sum 作分母。",
+               "H200: ratios of whole-kernel Nsight Compute counters (measurements/h200/results.json).")]
+    return Table(heads, rows, caption=t("H200 实测与 labsim：整个内核的每请求 sector / wavefront",
+                                        "H200 recorded vs labsim: per-request counts of whole kernels"), notes=notes)
+
+
+def _gbps(v):
+    """GB/s to whole numbers (the runs spread by far more than a unit); non-numbers pass through."""
+    return int(round(v)) if isinstance(v, (int, float)) else v
+
+
+BANDWIDTH_NAMES = ("copy", "copy_restrict", "transpose_naive", "transpose_naive_colread", "transpose_tiled_pad0",
+                   "transpose_tiled_pad1", "transpose_tiled_swizzle")
+BANDWIDTH_TEXT = {
+    "copy": t("copy（基线）", "copy (baseline)"),
+    "copy_restrict": t("copy，指针加 __restrict__", "copy, __restrict__ pointers"),
+    "transpose_naive": t("朴素转置：按行读、跨步写", "naive: row read, strided write"),
+    "transpose_naive_colread": t("朴素转置：跨步读、按行写", "naive: strided read, row write"),
+    "transpose_tiled_pad0": "tiled, float tile[32][32]",
+    "transpose_tiled_pad1": "tiled, float tile[32][33]",
+    "transpose_tiled_swizzle": t("tiled, tile[32][32] + XOR 混洗", "tiled, XOR swizzle"),
+}
+
+
+def bandwidth_table(fixes: bool = True, path: str | Path | None = None) -> Table:
+    """Effective bandwidth the H200 recorded (measurements/h200/bandwidth/results.json: 2·n²·4 bytes over the
+    median time, Harris's definition), or "not recorded" for each kernel while the file is absent.
+    ``fixes=False`` leaves out the padded and swizzled tiles."""
+    names = [n for n in BANDWIDTH_NAMES if fixes or n not in ("transpose_tiled_pad1", "transpose_tiled_swizzle")]
+    p = Path(path) if path is not None else measurements_dir() / "bandwidth" / "results.json"
+    data = json.loads(p.read_text(encoding="utf-8")) if p.is_file() else {}
+    recs = data.get("records", [])
+    none = t("（未记录）", "(not recorded)")
+    rows = []
+    for name in names:
+        mine = sorted((r for r in recs if r.get("name") == name), key=lambda r: r.get("n", 0))
+        label = BANDWIDTH_TEXT.get(name, name)
+        if not mine:
+            rows.append([label, none, none, none, none])
+        for r in mine:
+            rows.append([label, r.get("n"), _gbps(r.get("gbps_median")),
+                         f"{_gbps(r.get('gbps_min'))}–{_gbps(r.get('gbps_max'))}", r.get("runs")])
+    meta = data.get("meta", {})
+    notes = [t(f"H200 记录：{meta.get('gpu', '')}，驱动 {meta.get('driver', '')}，{meta.get('date', '')}；"
+               f"有效带宽 = 2·n²·4 字节 / 中位时间。",
+               f"recorded on {meta.get('gpu', '')}, {meta.get('date', '')}")] if data else \
+        [t("还没有 H200 带宽记录（measurements/h200/bandwidth/results.json）：这里不填任何猜测的数字。",
+           "no recorded H200 bandwidth yet; nothing is guessed here.")]
+    return Table([t("内核", "kernel"), "n", t("有效带宽 GB/s（中位）", "GB/s (median)"), t("最小–最大", "min–max"),
+                  t("次数", "runs")], rows,
+                 caption=t("H200 实测的有效带宽（n×n float32，block 32×8）", "H200 effective bandwidth"), notes=notes)
+
+
+def tile_bank_map(fixes: bool = True, col: int = 0) -> Figure:
+    """The tile coloured by bank (labsim's bank of every element) with one warp's column read outlined:
+    ``float tile[32][32]``, and with ``fixes`` ``float tile[32][33]`` beside it."""
+    from .heatmap import draw_tile_banks
+    pads = (0, 1) if fixes else (0,)
+    fig = Figure(figsize=(6.6 * len(pads) + 0.4, 7.4), layout="constrained")
+    axes = fig.subplots(1, len(pads), squeeze=False)[0]
+    for ax, pad in zip(axes, pads):
+        rows = [tile_access(pad, "float32", "row", index=r) for r in range(TILE_DIM)]
+        read = tile_access(pad, "float32", "column", index=col)
+        draw_tile_banks(rows, read, ld=TILE_DIM + pad, ax=ax, title=f"float tile[32][{TILE_DIM + pad}]")
+    return fig

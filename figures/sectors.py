@@ -111,7 +111,15 @@ def draw_sector_map(warp_access, ax: Axes | None = None, title: str | None = Non
     step = 1 if ncols <= 8 else 4
     ax.set_xticks(range(0, m.shape[1], step))
     ax.set_xticklabels([str(int(s)) for s in rel[::step]], fontsize=7)
-    ax.set_xlabel(t("sector（相对编号）", "sector (relative)"))
+    gaps = np.unique(np.diff(rel)) if rel.size > 1 else np.zeros(0, dtype=np.int64)
+    sb = int(getattr(wa, "sector_bytes", 32))
+    if gaps.size == 1 and gaps[0] > 1:   # a staircase: say how far apart the columns really are
+        apart = int(gaps[0]) * sb
+        dist = f"{apart // 1024} KB" if apart % 1024 == 0 else f"{apart} B"
+        ax.set_xlabel(t(f"sector（相对编号）；相邻两列相隔 {gaps[0]} 个 sector = {dist}",
+                        f"sector (relative); adjacent columns are {gaps[0]} sectors = {dist} apart"))
+    else:
+        ax.set_xlabel(t("sector（相对编号）", "sector (relative)"))
     ax.set_xticks(np.arange(-0.5, ncols, 1), minor=True)
     ax.set_yticks(np.arange(-0.5, 32, 1), minor=True)
     ax.grid(which="minor", color="white", linewidth=0.4)
@@ -127,6 +135,12 @@ def draw_sector_map(warp_access, ax: Axes | None = None, title: str | None = Non
             for j, u in enumerate(used):
                 strip.text(j, 0, f"{u}/{sb}", ha="center", va="center", fontsize=6,
                            color="white" if u > sb / 2 else "black")
+        else:   # too narrow to label each sector: one label with the scale instead
+            lo, hi = int(used.min()), int(used.max())
+            what = f"{lo}/{sb}" if lo == hi else f"{lo}–{hi}/{sb}"
+            strip.text((ncols - 1) / 2, 0, t(f"每个 sector 用了 {what} 字节（颜色越深用得越多，满 = {sb}）",
+                                             f"{what} bytes used per sector (darker = more, full = {sb})"),
+                       ha="center", va="center", fontsize=7, color="black")
         strip.set_xticks([])
         strip.set_yticks([0])
         strip.set_yticklabels([t("有用字节", "used B")], fontsize=7)

@@ -15,6 +15,7 @@ from typing import Any
 from .pipeline import run_public
 from .receipt import TITLE, make_receipt
 from .results import TestResult
+from .sim import Case
 from .source import Submission, load_submission, read_cu
 from .spec import SpecError, resolve
 
@@ -82,6 +83,9 @@ class CheckReport:
     # the source view of _repr_html_: the student's file and its memory instructions (first public case)
     source_lines: list[str] = field(default_factory=list)
     instr_rows: list[InstrRow] = field(default_factory=list)
+    # check(shape=...): the verdict of the run on the student's own sizes, printed after the receipt (the
+    # receipt binds the public cases only, so a saved output re-runs the same with or without a shape)
+    shape_lines: list[str] = field(default_factory=list)
 
     def __repr__(self) -> str:
         passed = sum(c.status == "passed" for c in self.checks)
@@ -92,7 +96,7 @@ class CheckReport:
         lines = [f"{self.exercise} {TITLE}{self.path}", *self.body_lines()]
         if self.receipt:
             lines.append(self.receipt)
-        return "\n".join(lines)
+        return "\n".join(lines + self.shape_lines)
 
     def body_lines(self) -> list[str]:
         """What the check prints between its title line and the receipt (what the receipt binds)."""
@@ -142,6 +146,7 @@ class CheckReport:
             out += ["", html.escape(self.heatmap_summary)]
         if self.receipt:
             out += ["", f"`{self.receipt}`"]
+        out += [f"\n{html.escape(x)}" for x in self.shape_lines]
         return "\n".join(out)
 
 
@@ -235,12 +240,21 @@ def _heatmap_summary(sample: Any, label: str) -> str:
             "report.heatmap 可交给 figures.heatmap.draw_bank_heatmap 画出。")
 
 
-def check(path: str | Path | None = None, exercise: str | None = None, *, quiet: bool = False) -> CheckReport:
+MAX_SHAPE_ELEMENTS = 512 * 512   # a case the simulator runs in seconds
+
+
+def check(path: str | Path | None = None, exercise: str | None = None, *, shape: Any = None,
+          quiet: bool = False) -> CheckReport:
     """Run the public checks on the student's file; prints the report unless ``quiet``; never raises on
-    student mistakes (an unfilled blank, a syntax error, a missing file give a Chinese message).
+    student mistakes (an unfilled blank, a syntax error, a missing file, a bad ``shape`` give a Chinese message).
 
     The exercise is ``exercise``, else the one whose ``target`` has ``path``'s file name, else the only one
-    installed; ``path`` defaults to the exercise's ``target``."""
+    installed; ``path`` defaults to the exercise's ``target``.
+
+    ``shape`` also runs the student's kernel on sizes of one's own choosing: a tuple in the order of the first
+    public case's sizes (``(65, 45)`` for lesson 9's M, N) or a dict of them. Its verdict and the focus
+    instructions' counts are printed after the receipt (``report.shape_lines``), which binds the public cases
+    only."""
     try:
         ex = resolve(exercise, path)
     except SpecError as e:
@@ -251,7 +265,7 @@ def check(path: str | Path | None = None, exercise: str | None = None, *, quiet:
                           problem="missing")
         rep.receipt = make_receipt(ex.id, None, rep.body_lines(), ex.fingerprint()).line()
     else:
-        rep = _build(_load(p, ex), ex, str(p))
+        rep = _build(_load(p, ex), ex, str(p), shape)
     if not quiet:
         print(rep.text())
     return rep
@@ -264,7 +278,51 @@ def printed_lines(source: str, ex) -> tuple[list[str], str]:
     return rep.body_lines(), rep.receipt or ""
 
 
-def _build(sub: Submission, ex, path: str) -> CheckReport:
+def _shape_sizes(shape: Any, template: Case) -> tuple[dict[str, int] | None, str | None]:
+    """(sizes, None) for a valid ``shape``, else (None, the message saying what is wrong)."""
+    names = list(template.sizes)
+    example = "shape=(" + ", ".join(str(v + 1) for v in template.sizes.values()) + ")"
+    if isinstance(shape, dict):
+        sizes = dict(shape)
+    elif isinstance(shape, (tuple, list)) and len(shape) == len(names):
+        sizes = dict(zip(names, shape))
+    else:
+        return None, f"shape 要写成 {len(names)} 个正整数（{', '.join(names)}），例如 {example}；收到的是 {shape!r}。"
+    if set(sizes) != set(names) or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                                           for v in sizes.values()):
+        return None, f"shape 要给出正整数的 {', '.join(names)}，例如 {example}；收到的是 {shape!r}。"
+    total = 1
+    for v in sizes.values():
+        total *= v
+    if total > MAX_SHAPE_ELEMENTS:
+        return None, f"shape={shape!r} 太大：模拟器一次最多跑 {MAX_SHAPE_ELEMENTS} 个元素，换一个小一点的形状。"
+    return {n: int(sizes[n]) for n in names}, None
+
+
+def _shape_lines(ctx, ex, shape: Any) -> list[str]:
+    """The run on the student's own sizes: its verdict, then each focus instruction's cost per request."""
+    sizes, bad = _shape_sizes(shape, ctx.all_cases()[0])
+    if bad:
+        return [bad]
+    run = ctx.run(Case("shape-" + "x".join(map(str, sizes.values())), "shape", sizes, 0))
+    shown = run.case.shape_text("×")
+    if run.error:
+        lines = [f"你指定的 {shown} 输入运行出错：{run.error}"]
+    elif run.race_count:
+        lines = [f"你指定的 {shown} 输入有数据竞争：{run.races[0] if run.races else run.race_count}"]
+    elif not run.correct:
+        lines = [f"你指定的 {shown} 输入结果错误：{run.wrong} 个元素与参考结果不同（其中 {run.unwritten} 个从未写入）。"]
+    else:
+        lines = [f"你指定的 {shown} 输入结果正确。"]
+    for f in ex.focus:
+        s = run.summary(f.id)
+        if s is not None and s.requests:
+            unit = "wavefront" if s.space == "shared" else "sector"
+            lines.append(f"  {f.label}：{s.requests} 个请求，每个请求 {s.cost / s.requests:g} 个 {unit}")
+    return lines
+
+
+def _build(sub: Submission, ex, path: str, shape: Any = None) -> CheckReport:
     p = path
     st = run_public(sub, ex)
     res = st.result
@@ -301,6 +359,8 @@ def _build(sub: Submission, ex, path: str) -> CheckReport:
             rep.heatmap = run.sample(hm.id)
             rep.heatmap_summary = _heatmap_summary(rep.heatmap, hm.label)
     rep.receipt = make_receipt(ex.id, sub.source, rep.body_lines(), ex.fingerprint()).line()
+    if shape is not None and ctx is not None and ctx.all_cases():
+        rep.shape_lines = _shape_lines(ctx, ex, shape)
     return rep
 
 

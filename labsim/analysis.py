@@ -109,10 +109,22 @@ class Race:
     first_line: int | None
     second_thread: tuple[int, int, int]
     second_line: int | None
+    shape: tuple[int, ...] | None = None   # the array's declared shape: the place is named tile[1][0]
+
+    @property
+    def element(self) -> str:
+        """The element as C names it: ``tile[1][0]`` for a 2-D array (flat ``tile[32]`` without a shape)."""
+        if not self.shape or len(self.shape) < 2:
+            return f"{self.array}[{self.index}]"
+        idx, rest = [], self.index
+        for dim in reversed(self.shape):
+            idx.append(rest % dim)
+            rest //= dim
+        return self.array + "".join(f"[{i}]" for i in reversed(idx))
 
     def __str__(self) -> str:
         verb = {"RAW": ("Write", "Read"), "WAR": ("Read", "Write"), "WAW": ("Write", "Write")}[self.kind]
-        return (f"Potential {self.kind} hazard at __shared__ {self.array}[{self.index}] in block "
+        return (f"Potential {self.kind} hazard at __shared__ {self.element} in block "
                 f"{self.block}: {verb[0]} Thread {self.first_thread} at line {self.first_line}, "
                 f"{verb[1]} Thread {self.second_thread} at line {self.second_line}")
 

@@ -143,4 +143,4 @@ class RaceTracker:
             _, second = describe(int(tid[i]))
             ol = int(other_line[i])
             self.races.append(Race(kind, sh.name, int(pos[i] % sh.size), blk, first, None if ol < 0 else ol,
-                                   second, None if line < 0 else line))
+                                   second, None if line < 0 else line, tuple(getattr(sh, "shape", ())) or None))

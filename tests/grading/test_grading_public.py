@@ -149,3 +149,25 @@ def test_html_source_view_rows_carry_the_read_lines_counters(ex, tmp_path):
     # lines without memory instructions have empty counters; the plain text stays as before
     assert "<details>" in page and "<script" not in page and "http" not in page
     assert "<tr" not in rep.text() and rep.text().splitlines()[-1] == rep.receipt
+def test_shape_runs_the_students_kernel_on_that_shape(ex, sim, tmp_path):
+    """check(shape=(M, N)): a verdict for that shape after the receipt; the receipt binds the public cases."""
+    path = write(tmp_path, fill(ex, "TILE_DIM + 1"))
+    plain = check(path, quiet=True)
+    rep = check(path, shape=(65, 45), quiet=True)
+    assert rep.shape_lines[0] == "你指定的 65×45 输入结果正确。"
+    assert rep.receipt == plain.receipt and rep.body_lines() == plain.body_lines()
+    assert rep.text().endswith("\n".join(rep.shape_lines))
+    # 65x45: the 45x65 output is written by row pieces of at most 32 floats, 3 requests per output row
+    store = [x for x in rep.shape_lines[1:] if "sector" in x]
+    assert not store or all("个请求" in x for x in store)
+    same = check(path, shape={"N": 45, "M": 65}, quiet=True)
+    assert same.shape_lines == rep.shape_lines
+    wrong = check(write(tmp_path, fill(ex, "31")), shape=(65, 45), quiet=True)
+    assert "运行出错" in wrong.shape_lines[0] or "结果错误" in wrong.shape_lines[0]
+
+
+def test_shape_that_is_not_positive_sizes_is_a_message(ex, sim, tmp_path):
+    path = write(tmp_path, fill(ex, "TILE_DIM + 1"))
+    for bad in ((0, 45), (3,), "65x45", (2.5, 3), (4096, 4096), {"M": 3}, {"M": 3, "K": 4}):
+        rep = check(path, shape=bad, quiet=True)
+        assert "shape" in rep.shape_lines[0] and len(rep.shape_lines) == 1 and rep.ok

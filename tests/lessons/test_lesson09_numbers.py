@@ -13,7 +13,7 @@ from lessonref import LESSON9, answer_only, read_lesson
 
 from figures import lesson09
 from figures.kernels import BLOCK_ROWS, TILE_DIM
-from labsim.analysis import min_wavefronts
+from labsim.analysis import min_wavefronts, phase_lanes
 from labsim.gpus import get_gpu
 
 GPU = get_gpu("H200")
@@ -47,6 +47,11 @@ def test_transpose_table():
     assert len(rows) == 5
 
 
+def test_transpose_table_before_the_exercise_has_no_fix():
+    tab = lesson09.transpose_table(64, fixes=False)
+    assert [r[0] for r in tab.data][2:] == ["tiled, float tile[32][32]"] and len(tab.data) == 3
+
+
 def test_lane_bank_table_is_the_arithmetic():
     tab = lesson09.lane_bank_table((0, 1))
     for k, row in enumerate(tab.data[:32]):
@@ -59,12 +64,16 @@ def test_lane_bank_table_is_the_arithmetic():
 
 
 def test_layout_table():
-    tab = lesson09.layout_table(64)
-    for row, (pad, sw) in zip(tab.data, [(p, False) for p in range(5)] + [(0, True)]):
+    pads = (0, 1, 2, 3, 4, 8)
+    tab = lesson09.layout_table(64, pads)
+    assert len(tab.data) == len(pads) + 1
+    for row, (pad, sw) in zip(tab.data, [(p, False) for p in pads] + [(0, True)]):
         assert row[1] == TILE_DIM * (TILE_DIM + pad) * 4 and row[2] == TILE_DIM * pad * 4
         assert row[3] == brute_column_wavefronts(32 + pad, 4, row_access=True, swizzle=sw)
         assert row[4] == wf_col(32 + pad, 4, swizzle=sw)
-        assert row[5] in RIGHT
+        if not sw:   # the rule the lesson states: conflict degree = gcd(stride in words, 32)
+            assert row[5] == row[4]
+        assert row[6] in RIGHT
 
 
 def test_q3_table():
@@ -104,13 +113,130 @@ def test_half_table():
 
 
 def test_race_table():
-    rows = lesson09.race_table(64).data
+    tab = lesson09.race_table(64)
+    rows = tab.data
     (s_lock, s_adv, n_lock, n_adv) = rows
     assert s_lock[2:] == [0, 0] and s_adv[2:] == [0, 0]
     assert n_lock[2] > 0 and n_lock[3] == 0, "lockstep hides the race"
     assert n_adv[2] > 0 and n_adv[3] > 0, "the adversarial order exposes it"
-    notes = lesson09.race_table(64).notes
+    notes = tab.notes
     assert "tile[threadIdx.y + j][threadIdx.x] = input" in "".join(notes)    # the CUDA lines, not Python
+    # 2-D element names and the exercise cell's line numbers (the file's + the %%writefile line)
+    assert re.search(r"__shared__ tile\[\d+\]\[\d+\]", notes[0]), notes[0]
+    template = lesson09.lesson_source("TILE_DIM").splitlines()
+    for note in notes[1:]:
+        num, code = note.strip().split(": ", 1)
+        assert template[int(num) - 2].strip() == code          # cell line n = file line n - 1
+
+
+def test_recorded_races_parse_the_raw_file(tmp_path):
+    raw = tmp_path / "s.txt"
+    raw.write_text("##### plain runs: race\ntranspose_tiled_nosync 64x64: 7 of 4096 outputs wrong\n"
+                   "##### compute-sanitizer --tool racecheck race 33 45\n"
+                   "transpose_tiled_nosync 33x45: 5 of 1485 outputs wrong\n"
+                   "##### compute-sanitizer --tool racecheck --racecheck-report hazard race 32 32 (first)\n"
+                   "========= RACECHECK SUMMARY: 100 hazards displayed (40 errors, 8 warnings)\n")
+    assert lesson09.recorded_wrong_outputs(raw) == {"plain": {(64, 64): (7, 4096)}, "racecheck": {(33, 45): (5, 1485)}}
+    assert lesson09.recorded_hazards(raw) == {"errors": 40, "warnings": 8, "cross_warp": 10, "same_warp": 2}
+    assert lesson09.recorded_hazards(tmp_path / "none.txt") is None
+
+
+def test_hazard_table_against_a_brute_force_count():
+    """labsim's races on one 32x32 tile = pairs (writer, reader) of different threads in different warps."""
+    cross = same = 0
+    for r in range(32):
+        for c in range(32):
+            writer, reader = (r % 8, c), (c % 8, r)        # (warp, lane): writer ty+j = r, tx = c
+            if writer == reader:
+                continue
+            cross += writer[0] != reader[0]
+            same += writer[0] == reader[0]
+    rows = lesson09.hazard_table().data
+    assert rows[0][2] == cross
+    if not isinstance(rows[0][1], str):   # recorded on the H200: its errors and warnings are these pairs
+        assert (rows[0][1], rows[1][1]) == (cross, same)
+
+
+def test_barrier_table():
+    rows = lesson09.barrier_table(65, 45).data
+    assert rows[0][1] in ("结果正确", "right")
+    assert rows[1][1].startswith("DivergentBarrierError") and "单元格第 38 行" in rows[1][1]
+    assert "错误" in rows[2][1] or "wrong" in rows[2][1]
+
+
+def test_occupancy_table_against_the_preset():
+    g = GPU
+    launches = json.loads((lesson09.measurements_dir() / "results.json").read_text())["provenance"]["launches"] \
+        if (lesson09.measurements_dir() / "results.json").is_file() else {}
+    for row, pad in zip(lesson09.occupancy_table().data, (0, 1)):
+        smem = 32 * (32 + pad) * 4
+        by_threads = g.max_threads_per_sm // 256
+        by_smem = g.smem_per_sm // (smem + g.smem_reserved_per_block)
+        assert row[1:3] == [smem, smem + g.smem_reserved_per_block]
+        assert (row[4], row[5]) == (by_threads, by_smem)
+        regs = launches.get(f"transpose_tiled_pad{pad}_64x64", {}).get("launch__registers_per_thread")
+        want = min(by_threads, by_smem, g.max_blocks_per_sm)
+        if regs is not None:
+            per_warp = -(-regs * 32 // g.reg_alloc_unit) * g.reg_alloc_unit
+            want = min(want, g.regs_per_sm // (per_warp * 8))
+            assert row[6] == g.regs_per_sm // (per_warp * 8)
+        assert row[7] == want
+
+
+def test_float4_table():
+    rows = lesson09.float4_table((32, 33, 36, 40, 48)).data
+    for row, ld in zip(rows, (32, 33, 36, 40, 48)):
+        addr = [k * ld * 4 for k in range(32)]
+        if ld % 4:
+            assert row[4] == "—" and "Misaligned" in str(row[5])
+            continue
+        want = brute_bank_degrees(addr, [True] * 32, 16)[1]
+        assert row[4] == want and row[3] * 4 == want      # gcd(stride in 16-byte units, 8) × the 4 minimum
+    swz = rows[-1]
+    addr = [(k * 32 + 4 * (0 ^ (k % 8))) * 4 for k in range(32)]
+    assert swz[4] == brute_bank_degrees(addr, [True] * 32, 16)[1] == 4
+
+
+def test_write_side_table():
+    rows = lesson09.write_side_table(64).data
+    for row, (side, pad) in zip(rows, [("read", 0), ("read", 1), ("write", 0), ("write", 1)]):
+        col = wf_col(32 + pad, 4)
+        row_access = brute_column_wavefronts(32 + pad, 4, row_access=True)
+        assert row[2:4] == [4, 4] and row[6] in RIGHT
+        assert (row[4], row[5]) == ((row_access, col) if side == "read" else (col, row_access))
+
+
+def test_h200_kernels_table_reads_the_recording(tmp_path):
+    rec = {"copy_64x64": {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 12,
+                          "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 3}}
+    (tmp_path / "r.json").write_text(json.dumps(rec))
+    tab = lesson09.h200_kernels_table(False, tmp_path / "r.json")
+    assert tab.data[0][1] == 4 and tab.data[0][2] == 4 and len(tab.data) == 3
+    assert all("未记录" in str(r[1]) or "not recorded" in str(r[1]) for r in tab.data[1:])
+
+
+def test_h200_kernels_agree_with_labsim():
+    if not (lesson09.measurements_dir() / "results.json").is_file():
+        pytest.skip("measurements/h200/results.json not recorded yet")
+    for row in lesson09.h200_kernels_table().data:
+        for h200, sim in zip(row[1::2], row[2::2]):
+            assert h200 == sim, row
+
+
+def test_bandwidth_table(tmp_path):
+    missing = lesson09.bandwidth_table(path=tmp_path / "none.json")
+    assert all(r[2] in ("（未记录）", "(not recorded)") for r in missing.data)
+    assert not any("[33]" in r[0] for r in lesson09.bandwidth_table(False, tmp_path / "none.json").data)
+    rec = {"meta": {"gpu": "H200"}, "records": [
+        {"name": "copy", "n": 8192, "runs": 20, "median_ms": 1.0, "gbps_median": 4000.5, "gbps_min": 3990.0,
+         "gbps_max": 4010.0, "dram_bytes_read": 1, "dram_bytes_write": 1},
+        {"name": "copy", "n": 1024, "runs": 20, "median_ms": 0.1, "gbps_median": 2000.0, "gbps_min": 1.0,
+         "gbps_max": 2.0, "dram_bytes_read": 1, "dram_bytes_write": 1}]}
+    (tmp_path / "b.json").write_text(json.dumps(rec))
+    rows = lesson09.bandwidth_table(path=tmp_path / "b.json").data
+    copy = lesson09.BANDWIDTH_TEXT["copy"]
+    assert rows[0][:3] == [copy, 1024, 2000] and rows[1][:3] == [copy, 8192, 4000]
+    assert rows[0][3] == "1–2"
 
 
 def test_bounds_table():
@@ -172,6 +298,7 @@ def _claims() -> dict[tuple[str, str], int]:
         ("8", "个warp"): TILE_DIM * BLOCK_ROWS // GPU.warp_size,
         ("0", "个warp"): sample.warp,
         ("32", "个lane"): GPU.warp_size,
+        ("8", "个lane"): phase_lanes(16),                                # a quarter-warp serves float4
         ("32", "个bank"): GPU.banks,
         ("32", "个不同的bank"): GPU.banks,
         ("32", "个字"): TILE_DIM * 4 // GPU.bank_bytes,
@@ -180,6 +307,10 @@ def _claims() -> dict[tuple[str, str], int]:
         ("17", "个字"): (TILE_DIM + 2) * 2 // GPU.bank_bytes,
         ("2", "个wavefront"): min_wavefronts(8),
         ("4", "个wavefront"): min_wavefronts(16),
+        ("32", "个wavefront"): brute_column_wavefronts(32, 4),          # a column of the unpadded tile
+        ("8", "倍"): brute_sectors([4 * 256 * k for k in range(32)], [True] * 32, 4)
+        // brute_sectors([4 * k for k in range(32)], [True] * 32, 4),   # naive store vs copy, sectors/request
+        ("2", "路"): brute_column_wavefronts(34, 4),                    # stride 34: a 2-way conflict
     }
 
 
@@ -197,7 +328,7 @@ def test_prose_numbers_are_derived():
             key = (m.group(1), re.sub(r"\s+", "", m.group(2)))
             if key in claims:
                 continue
-            if "原参考答案" in prose and key[1] == "路":   # quoting the seed's claim in order to test it
+            if "常听到两种说法" in prose and key[1] == "路":   # quoting folklore in order to test it
                 continue
             unchecked.append(f"line {ln}: {m.group(0)}")
     assert not unchecked, "numbers stated in prose that nothing derives: " + "; ".join(unchecked)
@@ -232,3 +363,16 @@ def test_misaligned_table():
     assert f"{33 * 4:#x}" in rows[-1][1]
     if (lesson09.measurements_dir() / "raw" / "sanitizer.txt").is_file():
         assert any("misaligned" in r[1].lower() for r in rows[:-1])
+
+
+def test_bandwidth_statements_hold_for_the_recording():
+    """The prose orders the kernels by recorded bandwidth at n = 8192; check that order on the file itself."""
+    p = lesson09.measurements_dir() / "bandwidth" / "results.json"
+    if not p.is_file():
+        pytest.skip("measurements/h200/bandwidth/results.json not recorded yet")
+    bw = {r["name"]: r["gbps_median"] for r in json.loads(p.read_text())["records"] if r["n"] == 8192}
+    text = LESSON9.read_text(encoding="utf-8")
+    assert "n = 8192" in text
+    assert bw["transpose_naive"] < bw["transpose_tiled_pad0"] < bw["copy"]      # before the exercise
+    assert bw["transpose_tiled_pad1"] > 2 * bw["transpose_tiled_pad0"]          # "快了一倍多"
+    assert min(bw["transpose_tiled_pad1"], bw["transpose_tiled_swizzle"]) > 0.9 * bw["copy"]   # "与 copy 相当"
