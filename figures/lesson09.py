@@ -278,22 +278,25 @@ def h200_race_table(shapes: tuple[tuple[int, int], ...] = ((32, 32), (64, 64), (
 
 
 def hazard_table() -> Table:
-    """One 32×32 tile without the barrier: racecheck's hazards on the H200 (recorded) next to labsim's races."""
+    """One 32×32 tile without the barrier: racecheck's hazards on the H200 (recorded) next to labsim's count in
+    racecheck's terms (``labsim.racecheck``: per byte, errors = different warps, warnings = the same warp)."""
+    from labsim import racecheck
     rec = recorded_hazards()
     res, _, _ = run_lesson_kernel(32, 32, sync=False, blank="TILE_DIM")
+    sim = racecheck.report(res.stats)
     none = t("（未记录）", "(not recorded)")
-    same = getattr(res, "same_warp_race_count", None)   # labsim reports same-warp hazards where it counts them
     rows = [
         [t("不同 warp 的线程对（racecheck 的 error）", "pairs in different warps (racecheck errors)"),
-         none if rec is None else rec["cross_warp"], res.race_count],
+         none if rec is None else rec["cross_warp"], sim["errors"] // 4],
         [t("同一 warp 的线程对（racecheck 的 warning）", "pairs in the same warp (racecheck warnings)"),
-         none if rec is None else rec["same_warp"], t("（不报告）", "(not reported)") if same is None else same],
+         none if rec is None else rec["same_warp"], sim["warnings"] // 4],
     ]
-    notes = [] if rec is None else [t(
-        f"racecheck 按字节报告：{rec['errors']} 个 error 和 {rec['warnings']} 个 warning，每个 float 4 个字节。",
-        f"racecheck reports per byte: {rec['errors']} errors, {rec['warnings']} warnings; 4 bytes per float.")]
+    notes = [t(f"racecheck 按字节报告，每个 float 4 个字节：H200 记录 {rec['errors']} 个 error、{rec['warnings']} 个 "
+               f"warning；labsim 数出 {sim['errors']} 和 {sim['warnings']}。" if rec else
+               f"racecheck 按字节报告，每个 float 4 个字节：labsim 数出 {sim['errors']} 个 error、{sim['warnings']} 个 warning。",
+               "racecheck counts bytes, 4 per float.")]
     return Table([t("冲突的读写对（以元素计）", "hazard pairs (elements)"), t("H200 racecheck（记录）", "H200 racecheck"),
-                  "labsim"], rows,
+                  t("labsim（racecheck 口径）", "labsim (racecheck terms)")], rows,
                  caption=t("一块 32×32 tile，删掉 __syncthreads()：每个被别的线程写、又被读的元素算一对",
                            "one 32×32 tile without __syncthreads()"), notes=notes)
 

@@ -74,8 +74,8 @@ def test_figures_have_labels_captions_and_alt_text(lesson):
 def test_cells_call_library_functions_only(lesson):
     """A cell calls one to three functions of labsim/figures/grading; no simulator logic in the notebook."""
     for c in lesson.cells:
-        if c.lang != "python" or c.source.startswith("%%"):
-            continue
+        if c.lang != "python" or c.source.startswith("%%") or "playground" in (c.options.get("tags") or []):
+            continue   # a playground is the one editable kernel a lesson may show (lesson 9 tests its shape)
         tree = ast.parse(c.source)
         assert len([n for n in ast.walk(tree) if isinstance(n, ast.Call)]) <= 3, f"line {c.line}"
         banned = (ast.FunctionDef, ast.ClassDef, ast.For, ast.While, ast.Lambda, ast.ListComp)
