@@ -93,7 +93,8 @@ class InstrSummary:
     def __repr__(self) -> str:
         unit = "wavefronts" if self.space == "shared" else "sectors"
         per = self.cost / self.requests if self.requests else 0.0
-        return (f"InstrSummary({self.space} {self.op} {self.array!r} {_site(self.line, self.col)}: {self.requests} requests, "
+        return (f"InstrSummary({self.space} {self.op} {self.array!r} {_site(self.line, self.col)}: "
+                f"{self.requests} requests, "
                 f"{self.cost} {unit} ({per:.2f}/request))")
 
 

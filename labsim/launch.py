@@ -5,14 +5,22 @@ of threads (numpy arrays) and performs memory operations for all of them at once
 warp-level instruction for each warp of the set, analysed per warp (sectors, wavefronts, races).
 
 Schedules:
-- ``"lockstep"``: one set holding every thread of the grid; each statement runs for all warps before the next.
-- ``"adversarial"``: one set per warp slot (warp k of every block), each in its own greenlet. Between two
-  barriers the slots run one after another in reverse order, so a warp can read shared memory before another
-  warp of its block has written it, as a real GPU may. Correct kernels give the same result under both.
+- ``"lockstep"``: one set holding every thread of a group of blocks; each statement runs for all its warps
+  before the next.
+- ``"adversarial"``: one set per warp slot (warp k of every block of the group), each in its own greenlet.
+  Between two barriers the slots run one after another in reverse order, so a warp can read shared memory
+  before another warp of its block has written it, as a real GPU may. Correct kernels give the same result
+  under both.
+
+Blocks run in groups of about ``CHUNK_LANES`` lanes, one group after another (blocks are independent in CUDA:
+no barrier spans two blocks). Every array the simulator keeps per lane, per shared element or per warp then has
+the size of one group, so the working set stays in the CPU's caches and the cost per simulated thread is the
+same at 256² and at 8192²; shared memory (and its race shadow) is reused from group to group.
 """
 from __future__ import annotations
 
 import inspect
+import os
 import sys
 import traceback
 from contextlib import contextmanager
@@ -31,10 +39,59 @@ from .stats import Stats
 
 WARP = 32
 SCHEDULES = ("lockstep", "adversarial")
-# The simulator holds every lane of a launch in memory (several int64 arrays per lane, shared memory per
-# block): launches past these sizes are refused up front rather than exhausting the machine.
-MAX_LANES = 1 << 22
-MAX_SHARED_BYTES = 1 << 29
+# Lanes per thread set (rounded to whole blocks): large enough that numpy's per-call cost is amortised, small
+# enough that a set's arrays (coordinates, masks, addresses, shared memory and its race shadow) stay in cache.
+CHUNK_LANES = 1 << 14
+# What the simulator holds, for the launch-size estimate: per lane of a thread set (coordinates, masks,
+# addresses and the interpreter's temporaries, generously), per byte of shared memory (the data plus the race
+# shadow of a 4-byte element), and per warp of the launch (its barrier count).
+LANE_BYTES = 2048
+SHARED_BYTE_COST = 10
+WARP_BYTES = 4
+DEFAULT_MEMORY_LIMIT = 4 << 30
+
+
+def memory_limit(limit: int | None = None) -> int:
+    """The launch-size limit in bytes: ``limit`` if given, else $LABSIM_MEMORY_LIMIT (bytes, or with a K/M/G
+    suffix), else 4 GiB."""
+    if limit is not None:
+        return int(limit)
+    env = os.environ.get("LABSIM_MEMORY_LIMIT", "").strip()
+    if not env:
+        return DEFAULT_MEMORY_LIMIT
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(env[-1].upper(), 1)
+    try:
+        return int(float(env[:-1] if scale > 1 else env) * scale)
+    except ValueError:
+        raise LaunchError(f"LABSIM_MEMORY_LIMIT={env!r} is not a number of bytes (e.g. 8G)") from None
+
+
+def chunk_blocks(lanes_per_block: int) -> int:
+    """Blocks per thread set."""
+    return max(1, CHUNK_LANES // lanes_per_block)
+
+
+def estimate_launch_bytes(nblocks: int, threads_per_block: int, smem_per_block: int = 0,
+                          local_bytes_per_thread: int = 0) -> int:
+    """Bytes the simulator holds for a launch: one thread set's lanes and shared memory, plus per-warp state."""
+    lanes_per_block = -(-threads_per_block // WARP) * WARP
+    per_set = min(nblocks, chunk_blocks(lanes_per_block))
+    return (per_set * lanes_per_block * (LANE_BYTES + local_bytes_per_thread)
+            + per_set * smem_per_block * SHARED_BYTE_COST + nblocks * (lanes_per_block // WARP) * WARP_BYTES)
+
+
+def check_launch_size(nblocks: int, threads_per_block: int, smem_per_block: int = 0,
+                      local_bytes_per_thread: int = 0, limit: int | None = None, **where) -> None:
+    """Refuse a launch whose estimated memory exceeds the limit, saying by how much and how to raise it."""
+    need = estimate_launch_bytes(nblocks, threads_per_block, smem_per_block, local_bytes_per_thread)
+    lim = memory_limit(limit)
+    if need > lim:
+        raise LaunchError(
+            f"launch too large for the lab: {nblocks} blocks x {threads_per_block} threads "
+            f"({smem_per_block} bytes of shared memory per block, {local_bytes_per_thread} bytes of per-thread "
+            f"arrays) needs an estimated {need / 2**20:.0f} MiB to simulate, over labsim's limit of "
+            f"{lim / 2**20:.0f} MiB; use a smaller problem, or raise the limit with memory_limit=<bytes> or the "
+            "LABSIM_MEMORY_LIMIT environment variable (e.g. LABSIM_MEMORY_LIMIT=8G)", **where)
 
 
 def _dims(value: Any, what: str) -> tuple[int, int, int]:
@@ -56,7 +113,7 @@ class _Launch:
     """State shared by every thread set of one launch: memory, counters, barriers, races."""
 
     def __init__(self, name: str, gpu: GPU, grid, block, dynamic_smem: int, max_steps: int | None,
-                 param_names: dict[int, str]) -> None:
+                 param_names: dict[int, str], limit: int | None = None) -> None:
         self.name, self.gpu, self.grid, self.block = name, gpu, grid, block
         self.nblocks = grid[0] * grid[1] * grid[2]
         self.threads = block[0] * block[1] * block[2]
@@ -71,9 +128,12 @@ class _Launch:
         self.model = CountingModel(gpu)
         self.races = RaceTracker()
         self.epoch = np.zeros(self.nblocks * self.wpb, dtype=np.int32)   # barriers passed, per warp
-        self.steps = 0
         self.max_steps = max_steps
         self.param_names = param_names
+        self.limit = limit
+        self.set_blocks = chunk_blocks(self.lanes_per_block)   # blocks per thread set
+        self.first_block = 0                                   # first block of the current set
+        self.set_index = 0
 
     def describe(self, tid: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         b, t = divmod(int(tid), self.lanes_per_block)
@@ -89,6 +149,7 @@ class Block:
         self._ctx = ctx
         self._tid = lanes                                   # launch-wide lane ids, whole warps
         self._blockid = lanes // ctx.lanes_per_block
+        self._lblock = self._blockid - ctx.first_block      # block within the set: indexes shared memory
         t = lanes % ctx.lanes_per_block
         self._valid = t < ctx.threads
         bdx, bdy, bdz = ctx.block
@@ -108,6 +169,7 @@ class Block:
         self._reach = self._active                           # mask ignoring `if` predication
         self._greenlet = greenlet_mode
         self._nshared = 0
+        self._steps = 0
         self._all = bool(self._valid.all())
 
     def __repr__(self) -> str:
@@ -312,7 +374,7 @@ class Block:
         k = self._nshared
         self._nshared += 1
         if k < len(ctx.shared):
-            return ctx.shared[k]
+            return self._fresh(ctx.shared[k])
         shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
         if any(s <= 0 for s in shape):
             raise LaunchError(f"shared array {name or 'shared'} has a non-positive size {shape}", line=line,
@@ -326,13 +388,20 @@ class Block:
                 f"too many resources requested for launch: shared memory per block would be "
                 f"{offset + nbytes + ctx.dynamic_smem} bytes, {ctx.gpu.name} allows {limit}", line=line,
                 kernel=ctx.name, array=name)
-        if (ctx.smem_static + nbytes) * ctx.nblocks > MAX_SHARED_BYTES:
-            raise LaunchError(f"launch too large for the lab: {ctx.nblocks} blocks x {offset + nbytes} bytes of "
-                              f"shared memory exceeds labsim's {MAX_SHARED_BYTES >> 20} MiB", line=line,
-                              kernel=ctx.name, array=name)
-        sh = SharedArray(name or f"shared{k}", shape, dtype, ctx.nblocks, offset)
+        check_launch_size(ctx.nblocks, ctx.threads, offset + nbytes + ctx.dynamic_smem, limit=ctx.limit,
+                          line=line, kernel=ctx.name, array=name)
+        sh = SharedArray(name or f"shared{k}", shape, dtype, min(ctx.set_blocks, ctx.nblocks), offset)
+        sh.set_index = ctx.set_index
         ctx.smem_static = offset + nbytes
         ctx.shared.append(sh)
+        return sh
+
+    def _fresh(self, sh: SharedArray) -> SharedArray:
+        """A shared array as a new set of blocks finds it: poisoned again, with no race history."""
+        if sh.set_index != self._ctx.set_index:
+            sh.reset()
+            self._ctx.races.forget(sh)
+            sh.set_index = self._ctx.set_index
         return sh
 
     def dynamic_shared(self, dtype=np.float32, *, name: str | None = None) -> SharedArray:
@@ -346,8 +415,9 @@ class Block:
                                   "bytes of dynamic shared memory", kernel=ctx.name, array=name)
             # placed after the static arrays; 128-byte aligned so bank 0 is element 0
             off = -(-ctx.smem_static // SHARED_ALIGN) * SHARED_ALIGN
-            ctx.dynamic = SharedArray(name or "extern_shared", (n,), dtype, ctx.nblocks, off)
-        return ctx.dynamic
+            ctx.dynamic = SharedArray(name or "extern_shared", (n,), dtype, min(ctx.set_blocks, ctx.nblocks), off)
+            ctx.dynamic.set_index = ctx.set_index
+        return self._fresh(ctx.dynamic)
 
     def _shared(self, sh, idx, name, line, view, op):
         if not isinstance(sh, SharedArray):
@@ -359,7 +429,7 @@ class Block:
         if view is None:
             itemsize = sh.dtype.itemsize
             self._check_bounds(off, act, sh.size, name, line, "shared")
-            pos = self._blockid * sh.size + off
+            pos = self._lblock * sh.size + off
             return sh.flat, pos, sh.offset + off * itemsize, itemsize, name, off
         view = check_dtype(view, name)
         itemsize = view.itemsize
@@ -370,14 +440,14 @@ class Block:
             raise UnsupportedError(f"a {itemsize}-byte view of shared array {name} ({sh.nbytes} bytes, not a "
                                    f"multiple of {itemsize})", line=line, array=name)
         data = sh.data.view(np.uint8).reshape(-1).view(view)
-        pos = self._blockid * (sh.nbytes // itemsize) + off // itemsize
+        pos = self._lblock * (sh.nbytes // itemsize) + off // itemsize
         return data, pos, addr, itemsize, name, off // sh.dtype.itemsize
 
     def _race(self, sh, elem, act, line, is_write):
         if act.all():
-            pos, tid, gw = self._blockid * sh.size + elem, self._tid, self._gwarp
+            pos, tid, gw = self._lblock * sh.size + elem, self._tid, self._gwarp
         else:
-            pos, tid, gw = (self._blockid * sh.size + elem)[act], self._tid[act], self._gwarp[act]
+            pos, tid, gw = (self._lblock * sh.size + elem)[act], self._tid[act], self._gwarp[act]
         self._ctx.races.access(sh, pos, tid, gw, self._ctx.epoch[gw], line, is_write, self._ctx.describe)
 
     def sload(self, sh: SharedArray, idx, *, line: int | None = None, name: str | None = None,
@@ -467,20 +537,23 @@ class Block:
         return WARP if self._greenlet else self._ctx.lanes_per_block
 
     def tick(self, n: int = 1) -> None:
-        """Spend ``n`` steps of the launch's step budget (interpreters call this per loop iteration)."""
-        ctx = self._ctx
-        ctx.steps += n
-        if ctx.max_steps is not None and ctx.steps > ctx.max_steps:
-            raise StepBudgetError(f"step budget of {ctx.max_steps} exhausted: is there an endless loop?",
-                                  kernel=ctx.name)
+        """Spend ``n`` steps of the per-thread step budget (interpreters call this per loop iteration and memory
+        instruction). The thread set runs in lockstep, so its count is the most any of its threads spent: the
+        budget does not grow or shrink with the size of the launch."""
+        self._steps += n
+        if self._ctx.max_steps is not None and self._steps > self._ctx.max_steps:
+            raise StepBudgetError(f"step budget of {self._ctx.max_steps} steps per thread exhausted: is there an "
+                                  "endless loop?", kernel=self._ctx.name)
 
 
 def launch(kernel: Callable, grid, block, args=(), *, gpu: "str | GPU" = "H200", schedule: str = "lockstep",
            dynamic_smem: int = 0, max_steps: int | None = None, name: str | None = None,
-           model: CountingModel | None = None) -> Stats:
+           model: CountingModel | None = None, memory_limit: int | None = None) -> Stats:
     """Run ``kernel(blk, *args)`` for every thread of ``grid`` x ``block`` and return its ``Stats``.
 
-    ``model``: the counting model that turns accesses into counters (default ``CountingModel(gpu)``).
+    ``max_steps``: the step budget per thread (``blk.tick``); None for none. ``model``: the counting model that
+    turns accesses into counters (default ``CountingModel(gpu)``). ``memory_limit``: bytes the simulation may
+    hold (default $LABSIM_MEMORY_LIMIT or 4 GiB); larger launches are refused up front.
     """
     g = get_gpu(gpu)
     grid3, block3 = _dims(grid, "grid"), _dims(block, "block")
@@ -503,20 +576,22 @@ def launch(kernel: Callable, grid, block, args=(), *, gpu: "str | GPU" = "H200",
     if not isinstance(args, (tuple, list)):
         args = (args,)
     kname = name or getattr(kernel, "__name__", "kernel")
-    ctx = _Launch(kname, g, grid3, block3, int(dynamic_smem), max_steps, _param_names(kernel, len(args)))
+    nblocks = grid3[0] * grid3[1] * grid3[2]
+    check_launch_size(nblocks, nthreads, int(dynamic_smem), limit=memory_limit, kernel=kname)
+    ctx = _Launch(kname, g, grid3, block3, int(dynamic_smem), max_steps, _param_names(kernel, len(args)),
+                  memory_limit)
     if model is not None:
         ctx.model = model
     ctx.args = tuple(args)
-    lanes_total = ctx.nblocks * ctx.lanes_per_block
-    if lanes_total > MAX_LANES:
-        raise LaunchError(f"launch too large for the lab: {ctx.nblocks} blocks x {ctx.threads} threads; labsim "
-                          f"simulates at most {MAX_LANES} threads per launch (use a smaller problem)")
+    lpb = ctx.lanes_per_block
     try:
-        if schedule == "lockstep":
-            blk = Block(ctx, np.arange(lanes_total, dtype=np.int64))
-            kernel(blk, *args)
-        else:
-            _run_adversarial(ctx, kernel, args)
+        for first in range(0, ctx.nblocks, ctx.set_blocks):
+            last = min(first + ctx.set_blocks, ctx.nblocks)
+            ctx.first_block, ctx.set_index = first, ctx.set_index + 1
+            if schedule == "lockstep":
+                kernel(Block(ctx, np.arange(first * lpb, last * lpb, dtype=np.int64)), *args)
+            else:
+                _run_adversarial(ctx, kernel, args, first, last)
     except LabsimError as e:
         e.where.setdefault("kernel", kname)
         raise
@@ -527,10 +602,11 @@ def launch(kernel: Callable, grid, block, args=(), *, gpu: "str | GPU" = "H200",
                  ctx.races.by_line, schedule, model_version=ctx.model.version, racecheck=ctx.races.racecheck)
 
 
-def _run_adversarial(ctx: _Launch, kernel, args) -> None:
+def _run_adversarial(ctx: _Launch, kernel, args, first: int, last: int) -> None:
     import greenlet
 
-    lanes = np.arange(ctx.nblocks * ctx.lanes_per_block, dtype=np.int64).reshape(ctx.nblocks, ctx.wpb, WARP)
+    lpb = ctx.lanes_per_block
+    lanes = np.arange(first * lpb, last * lpb, dtype=np.int64).reshape(last - first, ctx.wpb, WARP)
     slots = []
     for k in range(ctx.wpb):
         blk = Block(ctx, lanes[:, k, :].reshape(-1), greenlet_mode=True)

@@ -79,14 +79,14 @@ def as_device_array(arr: object, name: str) -> np.ndarray:
 
 
 class SharedArray:
-    """A __shared__ array: one copy per block, laid out at ``offset`` bytes in the block's shared window.
+    """A __shared__ array: one copy per block of a group of blocks (a thread set), laid out at ``offset`` bytes in
+    the block's shared window.
 
     Contents start as 0xFF bytes (NaN for floats, -1 for ints): uninitialised shared memory holds garbage on a
     GPU, and a visible poison makes a read-before-write show up in the result.
     """
 
-    def __init__(self, name: str, shape: tuple[int, ...], dtype: np.dtype, nblocks: int, offset: int,
-                 block_ids: np.ndarray | None = None) -> None:
+    def __init__(self, name: str, shape: tuple[int, ...], dtype: np.dtype, nblocks: int, offset: int) -> None:
         self.name = name
         self.shape = shape
         self.dtype = dtype
@@ -95,11 +95,16 @@ class SharedArray:
         self.nbytes = self.size * dtype.itemsize
         self.data = np.full((nblocks, self.size * dtype.itemsize), 0xFF, dtype=np.uint8).view(dtype)
         self.flat = self.data.reshape(-1)
-        # race-detection shadow, per element (see analysis.RaceTracker)
+        # race-detection shadow, per element (see races.RaceTracker)
         self.shadow: dict[str, np.ndarray] | None = None
+        self.set_index = 0          # the thread set (group of blocks) the contents belong to
+
+    def reset(self) -> None:
+        """Garbage again: the array as the next group of blocks finds it (the race shadow is races.py's)."""
+        self.data.view(np.uint8).fill(0xFF)
 
     def block(self, b: int) -> np.ndarray:
-        """This array's contents in block ``b`` (linear block index), shaped as declared."""
+        """This array's contents in block ``b`` of the current group of blocks, shaped as declared."""
         return self.data[b].reshape(self.shape)
 
     def __repr__(self) -> str:

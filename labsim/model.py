@@ -47,9 +47,15 @@ MODEL_VERSION = "1"
 _BIG = np.int64(1) << 40
 
 
-def sectors_per_warp(addr: np.ndarray, active: np.ndarray, itemsize: int, sector_bytes: int = 32) -> np.ndarray:
-    """Distinct sectors touched by the active lanes of each warp (rows). Inactive warps give 0."""
+def sectors_per_warp(addr: np.ndarray, active: np.ndarray, itemsize: int, sector_bytes: int = 32,
+                     aligned: bool = False) -> np.ndarray:
+    """Distinct sectors touched by the active lanes of each warp (rows). Inactive warps give 0.
+
+    ``aligned``: every address is a multiple of ``itemsize`` (the engine faults otherwise), so no access
+    straddles a sector and the check is skipped."""
     first = addr // sector_bytes
+    if aligned and sector_bytes % itemsize == 0:
+        return _distinct_per_row(first, active)
     last = (addr + itemsize - 1) // sector_bytes
     if np.array_equal(first, last):
         return _distinct_per_row(first, active)
@@ -213,6 +219,7 @@ class CountingModel:
         self.sector_bytes = gpu.sector_bytes
         self.banks = gpu.banks
         self.bank_bytes = gpu.bank_bytes
+        self._memo: dict[tuple, tuple] = {}     # one-warp accesses seen before (loops repeat them)
 
     def __repr__(self) -> str:
         return f"CountingModel(version {self.version}, {self.banks} banks, {self.sector_bytes}-byte sectors)"
@@ -223,11 +230,12 @@ class CountingModel:
 
     def cost(self, space: str, op: str, addr: np.ndarray, active: np.ndarray, itemsize: int):
         """(cost per request, bank conflicts per request or None): sectors for global memory, wavefronts for
-        shared memory. Rows are requests (warps with an active lane)."""
+        shared memory. Rows are requests (warps with an active lane); addresses are multiples of ``itemsize``
+        (the executor faults on misaligned accesses)."""
         if space == "global" and op in ("atom", "red"):
             return atomic_sectors_per_warp(addr, active, self.sector_bytes), None
-        if space == "global":
-            return sectors_per_warp(addr, active, itemsize, self.sector_bytes), None
+        if space == "global":   # the executor faults on misaligned accesses: every address here is aligned
+            return sectors_per_warp(addr, active, itemsize, self.sector_bytes, aligned=True), None
         return wavefronts_per_warp(addr, active, itemsize, self.banks, self.bank_bytes,
                                    op="st" if op == "st" else "ld", return_conflicts=True)
 
@@ -240,9 +248,25 @@ class CountingModel:
         if nreq != rows.size:
             addr, active = addr[rows], active[rows]
         s.requests += nreq
-        s.bytes_requested += int(active.sum()) * s.itemsize
-        per, conflicts = self.cost(s.space, s.op, addr, active, s.itemsize)
-        s.cost += int(per.sum())
-        if conflicts is not None:
-            s.conflicts += int(conflicts.sum())
+        s.bytes_requested += int(np.count_nonzero(active)) * s.itemsize
+        if nreq == 1:
+            cost, conflicts = self._one_warp(s.space, s.op, addr, active, s.itemsize)
+        else:
+            per, conf = self.cost(s.space, s.op, addr, active, s.itemsize)
+            cost, conflicts = int(per.sum()), 0 if conf is None else int(conf.sum())
+        s.cost += cost
+        s.conflicts += conflicts
         return rows
+
+    def _one_warp(self, space, op, addr, active, itemsize) -> tuple[int, int]:
+        """``cost`` of a single warp request, memoised: small thread sets in a loop repeat their addresses, and
+        numpy's per-call overhead would dominate."""
+        key = (space, op, itemsize, addr.tobytes(), active.tobytes())
+        hit = self._memo.get(key)
+        if hit is None:
+            per, conf = self.cost(space, op, addr, active, itemsize)
+            hit = (int(per[0]), 0 if conf is None else int(conf[0]))
+            if len(self._memo) >= 4096:
+                self._memo.clear()
+            self._memo[key] = hit
+        return hit

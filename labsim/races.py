@@ -52,6 +52,12 @@ class RaceTracker:
             }
         return sh.shadow
 
+    @staticmethod
+    def forget(sh: SharedArray) -> None:
+        """No history for ``sh`` any more (its blocks are done; the next group of blocks reuses the array): the
+        whole shadow, the detector's and the racecheck tally's, is rebuilt on the next access."""
+        sh.shadow = None
+
     def access(self, sh: SharedArray, pos: np.ndarray, tid: np.ndarray, warp: np.ndarray,
                epoch: np.ndarray, line: int | None, is_write: bool, describe) -> None:
         """Check and record one instruction's active lanes.

@@ -113,7 +113,8 @@ class Stats:
         return hits[0]
 
     def __repr__(self) -> str:
-        return (f"Stats({self.kernel}, model {self.model_version}, grid={self.grid}, block={self.block}, gld {self.gld_instr} req/"
+        return (f"Stats({self.kernel}, model {self.model_version}, grid={self.grid}, block={self.block}, "
+                f"gld {self.gld_instr} req/"
                 f"{self.gld_sectors} sectors, gst {self.gst_instr} req/{self.gst_sectors} sectors, shared "
                 f"{self.shared_requests} req/{self.shared_wavefronts} wavefronts, races {self.race_count})")
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import LabsimError, OutOfBoundsError, StepBudgetError
 from .ctype import LLONG, CType, pointer_to
-from .runtime import Ptr, masked, pack, unpack
+from .runtime import MEM_STEPS, Ptr, masked, pack, unpack
 from .symbols import LV, E
 
 MAX_LOCAL_ELEMENTS = 1024
@@ -36,7 +36,7 @@ def _offset(p, i, size: int, dt: np.dtype):
 
 def _tick(c, line: int) -> None:
     try:
-        c.blk.tick(c.memcost)
+        c.blk.tick(MEM_STEPS)
     except StepBudgetError as e:
         e.where.setdefault("line", line)
         raise

@@ -13,6 +13,7 @@ from .ctype import CType
 from ..errors import LabsimError
 from .errors import CudaRuntimeError, CudaUnsupportedError
 from .expr import const_e, is_scalar
+from .runtime import MEM_STEPS
 from .symbols import MAX_INLINE_DEPTH, E, FnState, Reparse, Sym
 
 FORBIDDEN = {
@@ -310,7 +311,7 @@ class CallMixin:
         returns = not (node.parent is not None and node.parent.type == "expression_statement")
 
         def ev(c):
-            c.blk.tick(c.memcost)
+            c.blk.tick(MEM_STEPS)
             ptr = P(c)
             val = V(c)
             if neg:

@@ -16,7 +16,8 @@ import tree_sitter_cuda
 from tree_sitter import Language, Parser
 
 from .. import launch as _engine_launch
-from ..errors import KernelError, LabsimError, LaunchError, StepBudgetError
+from ..errors import KernelError, LabsimError, StepBudgetError
+from ..launch import check_launch_size
 from . import ctype as ct
 from .access import mem_dtype
 from .compiler import Compiler
@@ -27,9 +28,7 @@ from .symbols import FunctionCode, Reparse
 
 MAX_SOURCE_BYTES = 1 << 20
 MAX_REPARSES = 64
-MAX_LAUNCH_THREADS = 1 << 22      # the simulator holds several int64 arrays per thread
-MAX_LAUNCH_BYTES = 1 << 29        # shared memory and per-thread arrays, summed over the whole grid
-DEFAULT_MAX_STEPS = 20_000_000    # ~3 s of interpretation (see Ctx.scale / memcost)
+DEFAULT_MAX_STEPS = 2_000_000     # per thread: about a second of one thread looping alone (see runtime.MEM_STEPS)
 HOST_MAX_STEPS = 10_000_000
 MAX_HOST_LAUNCHES = 1000          # kernel launches from one host call
 _LANGUAGE = Language(tree_sitter_cuda.language())
@@ -119,14 +118,15 @@ class Program:
 
     # ---- launching -----------------------------------------------------------------------------------------
     def launch(self, kernel_name: str, grid, block, args: Sequence = (), *, dynamic_smem: int = 0,
-               gpu: str = "H200", schedule: str = "lockstep", max_steps: int | None = None) -> Result:
+               gpu: str = "H200", schedule: str = "lockstep", max_steps: int | None = None,
+               memory_limit: int | None = None) -> Result:
         """Run ``kernel_name<<<grid, block, dynamic_smem>>>(*args)`` on the engine.
 
         Arrays stand for device pointers: an array passed for ``T*`` is viewed as ``T`` (its size in bytes must
-        be a multiple of ``sizeof(T)``). ``max_steps`` bounds the work (loop iterations and memory
-        instructions, weighted by the number of threads they run for; the default, 20 million, is about three
-        seconds of interpretation) so that an endless loop stops with ``StepBudgetError``; raise it for a
-        longer kernel.
+        be a multiple of ``sizeof(T)``). ``max_steps`` bounds the work of each thread (a loop iteration costs 5
+        steps per AST node it runs, a memory instruction 20; the default, 2 million, is about a second of one
+        thread looping alone and does not depend on the size of the launch) so that an endless loop stops with
+        ``StepBudgetError``; raise it for a longer kernel. ``memory_limit``: see ``labsim.launch``.
         """
         code = self.kernels.get(kernel_name)
         if code is None:
@@ -135,10 +135,11 @@ class Program:
         if not isinstance(args, (list, tuple)):
             args = (args,)
         vals = self._bind(code, list(args))
-        return self._run(code, grid, block, vals, dynamic_smem, gpu, schedule, max_steps)
+        return self._run(code, grid, block, vals, dynamic_smem, gpu, schedule, max_steps, memory_limit)
 
-    def _run(self, code: FunctionCode, grid, block, vals, dynamic_smem, gpu, schedule, max_steps) -> Result:
-        self._check_size(code, grid, block, dynamic_smem)
+    def _run(self, code: FunctionCode, grid, block, vals, dynamic_smem, gpu, schedule, max_steps,
+             memory_limit=None) -> Result:
+        self._check_size(code, grid, block, dynamic_smem, memory_limit)
         steps = DEFAULT_MAX_STEPS if max_steps is None else int(max_steps)
         file = self.filename
         shared, coords, body, nslots, njm = code.shared, code.coords, code.body, code.nslots, code.njm
@@ -161,7 +162,8 @@ class Program:
 
         try:
             stats = _engine_launch(kernel, grid, block, tuple(vals), gpu=gpu, schedule=schedule,
-                                   dynamic_smem=dynamic_smem, max_steps=steps, name=code.name)
+                                   dynamic_smem=dynamic_smem, max_steps=steps, name=code.name,
+                                   memory_limit=memory_limit)
         except CudaError:
             raise
         except LabsimError as e:
@@ -169,8 +171,8 @@ class Program:
             raise
         return Result(stats, self, code.name)
 
-    def _check_size(self, code: FunctionCode, grid, block, dynamic_smem) -> None:
-        """Refuse launches whose simulation would not fit in memory (a hostile <<<65535, 1024>>>, say)."""
+    def _check_size(self, code: FunctionCode, grid, block, dynamic_smem, memory_limit=None) -> None:
+        """Refuse launches whose simulation would not fit in memory (a hostile <<<1 << 30, 1024>>>, say)."""
         def prod(d):
             try:
                 vals = [int(d)] if isinstance(d, (int, np.integer)) else [int(x) for x in d]
@@ -180,17 +182,11 @@ class Program:
             for x in vals:
                 out *= max(x, 1)
             return out
-        nblocks, nthreads = prod(grid), prod(block)
-        if nblocks * nthreads > MAX_LAUNCH_THREADS:
-            raise LaunchError(f"launch of {nblocks} blocks x {nthreads} threads = {nblocks * nthreads} threads: "
-                              f"labsim simulates at most {MAX_LAUNCH_THREADS} threads per launch",
-                              kernel=code.name, file=self.filename)
+        if prod(block) > 1024:
+            return              # the engine reports the invalid configuration
         smem = sum(int(np.prod(sd.dims, dtype=np.int64)) * sd.elem.size for sd in code.shared if not sd.extern)
-        total = (smem + max(int(dynamic_smem), 0)) * nblocks + code.local_bytes * nblocks * nthreads
-        if total > MAX_LAUNCH_BYTES:
-            raise LaunchError(f"this launch needs {total >> 20} MiB of simulated shared memory and per-thread "
-                              f"arrays ({nblocks} blocks); labsim allows {MAX_LAUNCH_BYTES >> 20} MiB",
-                              kernel=code.name, file=self.filename)
+        check_launch_size(prod(grid), prod(block), smem + max(int(dynamic_smem), 0), code.local_bytes,
+                          limit=memory_limit, kernel=code.name, file=self.filename)
 
     def _locate(self, e: LabsimError) -> None:
         """Report an engine error raised inside this program like a compiler would: file:line:col, the line."""
@@ -283,7 +279,7 @@ class Program:
 
     # ---- host functions ------------------------------------------------------------------------------------
     def call(self, host_fn: str, *args: Any, gpu: str = "H200", schedule: str = "lockstep",
-             max_steps: int | None = None) -> Results:
+             max_steps: int | None = None, memory_limit: int | None = None) -> Results:
         """Run a host launcher such as ``launch_transpose_tiled(input, output, M, N, stream)``.
 
         Its ``<<<grid, block[, smem[, stream]]>>>`` launches run on the engine in order; returns their Results
@@ -297,7 +293,7 @@ class Program:
             raise CudaArgumentError(f"no host function named '{host_fn}'{hint}", file=self.filename)
         vals = self._bind(code, list(args))
         results = Results()
-        blk = _HostBlock(self, results, gpu, schedule, max_steps)
+        blk = _HostBlock(self, results, gpu, schedule, max_steps, memory_limit)
         with np.errstate(all="ignore"):
             c = Ctx(blk, code.nslots, code.njm, self.filename)
             for s, v in zip(code.param_slots, vals):
@@ -307,10 +303,10 @@ class Program:
 
 
 class _HostBlock(HostBlock):
-    def __init__(self, program: Program, results: Results, gpu, schedule, max_steps) -> None:
+    def __init__(self, program: Program, results: Results, gpu, schedule, max_steps, memory_limit) -> None:
         super().__init__(HOST_MAX_STEPS)
         self.program, self.results = program, results
-        self.opts = (gpu, schedule, max_steps)
+        self.opts = (gpu, schedule, max_steps, memory_limit)
 
     def launch_kernel(self, name: str, grid, block, vals, smem: int, line: int) -> None:
         if len(self.results) >= MAX_HOST_LAUNCHES:     # each launch is a whole simulation
@@ -329,8 +325,7 @@ class _HostBlock(HostBlock):
                 args.append(None)
             else:
                 args.append(np.asarray(v).reshape(-1)[0])
-        gpu, schedule, max_steps = self.opts
-        self.results.append(self.program._run(code, grid, block, args, smem, gpu, schedule, max_steps))
+        self.results.append(self.program._run(code, grid, block, args, smem, *self.opts))
 
 
 def _coord(blk, key: str):

@@ -11,11 +11,14 @@ import numpy as np
 from ..errors import StepBudgetError
 from .errors import CudaUnsupportedError
 
+# The step budget is per thread: a loop iteration costs 5 steps per AST node it runs (``StmtMixin.loop``), a
+# memory instruction MEM_STEPS, whatever the number of threads in the set (they run in lockstep).
+MEM_STEPS = 20
 
 class Ctx:
     """Frame of one kernel (or host function) invocation over one thread set."""
 
-    __slots__ = ("act", "base", "blk", "coords", "file", "full", "jm", "jumps", "memcost", "n", "scale", "v")
+    __slots__ = ("act", "base", "blk", "coords", "file", "full", "jm", "jumps", "n", "v")
 
     def __init__(self, blk, nslots: int, njm: int, file: str) -> None:
         self.blk = blk
@@ -29,11 +32,6 @@ class Ctx:
         self.base = np.array(a, dtype=bool)
         self.act = self.base
         self.full = True
-        # step costs roughly proportional to interpreter time (a step is ~0.2 us): an AST node run by a loop
-        # iteration costs 5 steps per 1024 lanes; a memory instruction, whose engine work dominates small
-        # thread sets, 500 steps plus 200 per 1024 lanes
-        self.scale = 1 + self.n // 1024
-        self.memcost = 500 + 200 * (self.n // 1024)
 
     def refresh(self) -> None:
         a = self.blk.active

@@ -195,7 +195,7 @@ class StmtMixin:
                 if not alive.any():
                     break
                 try:
-                    c.blk.tick(cost * c.scale)
+                    c.blk.tick(cost)
                 except StepBudgetError as e:
                     e.where.setdefault("line", line)
                     raise
