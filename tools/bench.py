@@ -32,7 +32,13 @@ QUICK_SIZES = {"copy": (256, 1024, 2048), "naive": (256, 1024, 2048), "tiled": (
                "gemm": (128, 256)}
 
 
-def _transpose_python(n: int = 1024) -> float:
+def _best(runs) -> dict:
+    """The run with the least CPU time: {"seconds": wall, "cpu_seconds": cpu}."""
+    wall, cpu = min(runs, key=lambda r: r[1])
+    return {"seconds": wall, "cpu_seconds": cpu}
+
+
+def _transpose_python(n: int = 1024) -> tuple[float, float]:
     import numpy as np
     sys.path.insert(0, os.path.join(ROOT, "lessons", "prelude"))
     mod = __import__("02_memory_coalescing")
@@ -43,25 +49,25 @@ def _transpose_python(n: int = 1024) -> float:
     def kernel(blk, A_, B_, N_):
         mod.transpose_tiled(blk, A_, B_, N_, pad=1)
 
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     launch(kernel, grid=(n // 32, n // 32), block=(32, 8), args=(A, B, n))
-    dt = time.perf_counter() - t
+    t, c = time.perf_counter() - t, time.process_time() - c
     assert np.array_equal(B, A.T)
-    return dt
+    return t, c
 
 
-def _cuda_seed(n: int = 1024) -> float:
+def _cuda_seed(n: int = 1024) -> tuple[float, float]:
     import numpy as np
     from labsim import cuda
     src = open(os.path.join(ROOT, "grading", "exercises", "lesson09", "solution.cu"), encoding="utf-8").read()
     prog = cuda.compile(src)
     A = np.random.default_rng(0).random((n, n), dtype=np.float32)
     B = np.zeros((n, n), dtype=np.float32)
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     prog.call("launch_transpose_tiled", A, B, n, n, 0)
-    dt = time.perf_counter() - t
+    t, c = time.perf_counter() - t, time.process_time() - c
     assert np.array_equal(B, A.T)
-    return dt
+    return t, c
 
 
 def _scale(kernel: str, api: str, n: int) -> dict:
@@ -87,19 +93,19 @@ def child(case: str) -> None:
         _, kernel, api, n = case.split(":")
         out = _scale(kernel, api, int(n))
     elif case == "transpose_8192":
-        out = {"seconds": _cuda_seed(8192)}
+        out = _best([_cuda_seed(8192)])
     elif case == "transpose_1024_pad1":
-        best = min(_transpose_python() for _ in range(3))
-        out = {"seconds": best}
+        out = _best([_transpose_python() for _ in range(3)])
     elif case == "p2_script":
         t = time.perf_counter()
         subprocess.run([sys.executable, os.path.join(ROOT, "lessons", "prelude", "02_memory_coalescing.py")],
                        check=True, stdout=subprocess.DEVNULL)
-        out = {"seconds": time.perf_counter() - t}
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out = {"seconds": time.perf_counter() - t, "cpu_seconds": ru.ru_utime + ru.ru_stime}
     elif case == "cuda_seed_1024":
-        py = min(_transpose_python() for _ in range(3))
-        cu = min(_cuda_seed() for _ in range(3))
-        out = {"seconds": cu, "python_api_seconds": py, "ratio": cu / py}
+        py = _best([_transpose_python() for _ in range(3)])
+        out = _best([_cuda_seed() for _ in range(3)])
+        out.update(python_api_cpu_seconds=py["cpu_seconds"], ratio=out["cpu_seconds"] / py["cpu_seconds"])
     else:
         raise SystemExit(f"unknown case {case}")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024   # KiB -> MiB (Linux)
@@ -142,16 +148,19 @@ def main() -> None:
         child(sys.argv[2])
         return
     quick = "--quick" in sys.argv
-    print(f"{'case':<22} {'seconds':>8} {'peak RSS':>10}  notes")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; seconds: wall (CPU)")
+    print(f"{'case':<22} {'seconds':>15} {'peak RSS':>10}  notes")
     for case, (what, target) in CASES.items():
         if quick and case == "transpose_8192":
             continue
         d = _child_run(case)
         if isinstance(d, str):
-            print(f"{case:<22} {'error':>8} {'':>10}  {d}")
+            print(f"{case:<22} {'error':>15} {'':>10}  {d}")
             continue
-        extra = f"; Python API {d['python_api_seconds']:.3f} s, ratio {d['ratio']:.2f}x" if "ratio" in d else ""
-        print(f"{case:<22} {d['seconds']:8.3f} {d['peak_rss_mib']:8.0f} MiB  {what} ({target}){extra}", flush=True)
+        extra = (f"; Python API {d['python_api_cpu_seconds']:.3f} s CPU, ratio {d['ratio']:.2f}x" if "ratio" in d
+                 else "")
+        secs = f"{d['seconds']:.3f} ({d['cpu_seconds']:.3f})"
+        print(f"{case:<22} {secs:>15} {d['peak_rss_mib']:8.0f} MiB  {what} ({target}){extra}", flush=True)
     sizes = dict(QUICK_SIZES if quick else SIZES)
     if _option("--kernels"):
         sizes = {k: sizes[k] for k in _option("--kernels").split(",")}
