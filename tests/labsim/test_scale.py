@@ -68,7 +68,7 @@ def test_groups_of_blocks_count_like_one_set(monkeypatch):
     one, b1 = run(1 << 20)
     many, b2 = run(1)
     assert one.metrics == many.metrics and one.race_count == many.race_count > 0
-    assert one.races_by_line == many.races_by_line
+    assert one.races_by_line == many.races_by_line and one.racecheck == many.racecheck
     assert np.array_equal(b1, b2, equal_nan=True)
 
 
