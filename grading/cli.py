@@ -73,13 +73,23 @@ def cmd_grade(a: argparse.Namespace) -> int:
         return _die("no submissions found (.ipynb, .cu, or student folders)")
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
+    gpu_on = False
+    if a.gpu:
+        from .gpu import status
+        gpu_on, why = status()
+        print(f"--gpu: running the hidden cases natively on {why}" if gpu_on else f"--gpu: skipped: {why}")
     results = grade_many(items, ex.id, out, jobs=a.jobs, time_limit=a.time_limit,
-                         options=Options(nvcc=a.nvcc, secret=a.secret), progress=not a.no_progress)
+                         options=Options(nvcc=a.nvcc, secret=a.secret, gpu=gpu_on), progress=not a.no_progress)
     counts: dict[str, int] = {}
     for r in results:
         counts[r.verdict] = counts.get(r.verdict, 0) + 1
     print(f"graded {len(results)} submission(s) into {out}: " +
           ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    if gpu_on:
+        ran = [r for r in results if r.instructor.get("gpu", {}).get("status") == "ran"]
+        bad = [r.name for r in results if r.instructor.get("gpu_disagreements")]
+        print(f"--gpu: {len(ran)} submission(s) run on the GPU; GPU and labsim disagree on {len(bad)}"
+              + (": " + ", ".join(bad) if bad else ""))
     return 0
 
 
@@ -221,6 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--nvcc", choices=("auto", "on", "off"), default="auto")
     g.add_argument("--secret", default=None, help="instructor secret (default: GRADING_SECRET or config)")
     g.add_argument("--no-progress", action="store_true")
+    g.add_argument("--gpu", action="store_true",
+                   help="also run the conforming program on this machine's CUDA GPU (nvcc + a host harness) and "
+                        "report where its output disagrees with labsim (instructor file; never changes scores)")
     g.set_defaults(func=cmd_grade)
 
     s = add("gradescope", help="grade one Gradescope submission folder into results.json")

@@ -172,6 +172,25 @@ def step_hidden(st: GradeState) -> None:
         st.result.instructor["details"] = {t.id: t.detail for t in st.result.tests if t.hidden and t.detail}
 
 
+def step_gpu(st: GradeState) -> None:
+    """grade --gpu: the hidden cases on the real GPU beside labsim; reported to the instructor, never scored."""
+    if not st.options.gpu or st.hidden_ctx is None or not st.graded_source:
+        return
+    from . import gpu
+    ok, why = gpu.status()
+    if not ok:
+        st.result.instructor["gpu"] = {"status": "skipped", "message": why}
+        return
+    ctx = st.hidden_ctx
+    cases = ctx.all_cases()
+    # outputs only: a race labsim detects may not show on the GPU, so race-freedom is not compared
+    labsim = {c.id: bool(ctx.run(c).ok and ctx.run(c).correct) for c in cases}
+    rec = gpu.compare(st.exercise, st.graded_source, cases, labsim)
+    st.result.instructor["gpu"] = rec
+    if rec["disagreements"]:
+        st.result.instructor["gpu_disagreements"] = rec["disagreements"]
+
+
 def step_receipt(st: GradeState) -> None:
     sub = st.submission
     if sub.kind != "ipynb" or sub.source is None:
@@ -201,7 +220,7 @@ def step_manual(st: GradeState) -> None:
 
 
 STEPS: list[Callable[[GradeState], None]] = [
-    step_extract, step_conformance, step_nvcc, step_compile, step_public, step_hidden, step_receipt,
+    step_extract, step_conformance, step_nvcc, step_compile, step_public, step_hidden, step_gpu, step_receipt,
     step_vetoes, step_manual,
 ]
 

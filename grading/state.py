@@ -25,6 +25,7 @@ class Options:
     nvcc: str = "auto"
     secret: str | None = None
     hidden: bool = True
+    gpu: bool = False           # grade --gpu: also run the conforming program natively (grading.gpu)
 
 
 @dataclass
