@@ -125,3 +125,31 @@ def test_cli_gpu_says_it_is_skipped_and_why(tmp_path):
     assert "--gpu: skipped: " in p.stdout
     inst = json.loads(next((tmp_path / "_instructor").glob("*.json")).read_text())
     assert "gpu" not in inst
+
+
+RECORDED = REPO / "measurements" / "h200" / "grading_gpu" / "lesson09.json"
+
+
+def test_recorded_h200_run_found_no_disagreement():
+    rec = json.loads(RECORDED.read_text(encoding="utf-8"))
+    ran = [r for r in rec["records"] if r["gpu_status"] == "ran"]
+    assert rec["meta"]["gpu"] == "NVIDIA H200" and len(ran) >= 10
+    assert rec["disagreements"] == 0
+    assert all(bool(c["gpu"]) == bool(c["labsim"]) for r in ran for c in r["cases"])
+
+
+@needs_cuda
+@pytest.mark.parametrize("name", ["fails_out_of_bounds", "passes_padding_plus3"])
+def test_labsim_still_agrees_with_the_recorded_gpu_verdicts(name, monkeypatch):
+    """Replay the H200's per-case verdicts through the pipeline: labsim, run now, must give the same ones."""
+    rec = next(r for r in json.loads(RECORDED.read_text(encoding="utf-8"))["records"] if r["submission"] == name)
+    ex = load_exercise("lesson09")
+    monkeypatch.setattr(gpu, "status", lambda: (True, "recorded H200"))
+    monkeypatch.setattr(gpu, "build", lambda *a, **k: (Path("/recorded"), ""))
+    calls = iter(rec["cases"])
+    monkeypatch.setattr(gpu, "run_case", lambda exe, call, work, timeout_s: (lambda c: (c["gpu"], c["message"]))(next(calls)))
+    res = grade_submission(CORPORA / "lesson09" / f"{name}.cu", ex, options=Options(nvcc="off", gpu=True))
+    now = res.instructor["gpu"]
+    assert [c["case"] for c in now["cases"]] == [c["case"] for c in rec["cases"]]   # the same hidden cases
+    assert [c["labsim"] for c in now["cases"]] == [c["labsim"] for c in rec["cases"]]
+    assert now["disagreements"] == []
