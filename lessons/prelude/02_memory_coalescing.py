@@ -21,8 +21,10 @@
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -39,6 +41,22 @@ TILE, BLOCK_ROWS = 32, 8   # Harris 的配置：每块 32×8 个线程负责 32�
 # ---------------------------------------------------------------------------------------------------------
 # 演示 1：一个 warp 的访问模式
 # ---------------------------------------------------------------------------------------------------------
+
+H200_BANDWIDTH = Path(__file__).resolve().parents[2] / "measurements" / "h200" / "bandwidth" / "results.json"
+
+
+def h200_gbps(kernel: str, kw: dict, n: int) -> str:
+    """The H200's recorded effective bandwidth (GB/s) for one of the script's transposes, or '未记录'."""
+    name = {"copy_kernel": "copy", "transpose_naive": "transpose_naive"}.get(kernel)
+    if name is None:
+        name = f"transpose_tiled_pad{kw.get('pad', 0)}"
+    try:
+        records = json.loads(H200_BANDWIDTH.read_text(encoding="utf-8"))["records"]
+    except (OSError, ValueError, KeyError):
+        return "未记录"
+    hit = [r for r in records if r.get("name") == name and r.get("n") == n]
+    return f"{hit[0]['gbps_median']:.0f}" if hit else "未记录"
+
 def gather_kernel(blk, A, index_of):
     """每个线程读 A[index_of(全局线程号)]：同一个内核，换一个下标函数就是另一种访问模式。"""
     i = blk.bx * blk.bdx + blk.tx
@@ -195,8 +213,12 @@ def demo2_transpose(N: int) -> list[dict]:
         moved = 2 * N * N * 4
         est = [moved / estimate_time(r["stats"], gpu)["t_est"] / 1e9 for gpu in ("M2050", "K20c", "H200")]
         meas = harris.get(fn.__name__) or tiled_harris[kw["pad"]]
-        side.append([name, f"{est[0]:.0f}", meas[0], f"{est[1]:.0f}", meas[1], f"{est[2]:.0f}"])
-    print_table(["内核", "M2050 估计", "M2050 实测", "K20c 估计", "K20c 实测", "H200 估计"], side)
+        h200 = [h200_gbps(fn.__name__, kw, n) for n in (1024, 8192)]
+        side.append([name, f"{est[0]:.0f}", meas[0], f"{est[1]:.0f}", meas[1], f"{est[2]:.0f}", *h200])
+    print_table(["内核", "M2050 估计", "M2050 实测", "K20c 估计", "K20c 实测", "H200 估计",
+                 "H200 实测 1024²", "H200 实测 8192²"], side)
+    print("（H200 实测：本仓库 measurements/h200/bandwidth/results.json，30 次计时的中位数；"
+          "1024² 的矩阵留在 L2 里，比较 HBM 带宽请看 8192²。）")
     naive, tiled0 = out[1]["stats"], out[2]["stats"]
     print_observations([
         f"朴素转置读的 sector 和 copy 一样，写的 sector 是 copy 的 {naive.gst_sectors / out[0]['stats'].gst_sectors:.0f} 倍："

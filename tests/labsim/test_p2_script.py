@@ -61,3 +61,20 @@ def test_script_runs_quick():
     r = subprocess.run([sys.executable, SCRIPT, "--quick"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "演示 1" in r.stdout and "演示 2" in r.stdout and "16.5" in r.stdout
+
+
+def test_transpose_bandwidth_table_shows_the_recorded_h200_values(p2):
+    import json
+    rec = json.load(open(os.path.join(ROOT, "measurements", "h200", "bandwidth", "results.json"), encoding="utf-8"))
+    median = {(r["name"], r["n"]): r["gbps_median"] for r in rec["records"]}
+    cases = [("copy_kernel", {}, "copy"), ("transpose_naive", {}, "transpose_naive"),
+             ("transpose_tiled", {"pad": 0}, "transpose_tiled_pad0"), ("transpose_tiled", {"pad": 1}, "transpose_tiled_pad1")]
+    for kernel, kw, name in cases:
+        for n in (1024, 8192):
+            assert p2.h200_gbps(kernel, kw, n) == f"{median[(name, n)]:.0f}"
+    assert p2.h200_gbps("transpose_tiled", {"pad": 7}, 1024) == "未记录"
+
+
+def test_script_prints_the_h200_columns():
+    r = subprocess.run([sys.executable, SCRIPT, "--quick"], capture_output=True, text=True, timeout=120)
+    assert "H200 实测 8192²" in r.stdout and "H200 实测 1024²" in r.stdout
