@@ -109,6 +109,15 @@ def _dims(value: Any, what: str) -> tuple[int, int, int]:
     return dims + (1,) * (3 - len(dims))
 
 
+
+def _unflatten(flat: int, shape: tuple[int, ...]) -> list[int]:
+    """Row-major subscripts of a flat index; the first one may exceed its dimension (an access past the last row)."""
+    idx = []
+    for dim in reversed(shape[1:]):
+        idx.append(flat % dim)
+        flat //= dim
+    return [flat, *reversed(idx)]
+
 class _Launch:
     """State shared by every thread set of one launch: memory, counters, barriers, races."""
 
@@ -261,13 +270,19 @@ class Block:
         b, t = self._ctx.describe(int(self._tid[lane]))
         return {"kernel": self._ctx.name, "block": b, "thread": t}
 
-    def _check_bounds(self, idx, act, limit, name, line, space, unit="index"):
+    def _check_bounds(self, idx, act, limit, name, line, space, unit="index", shape=None):
         bad = act & ((idx < 0) | (idx >= limit))
         if bad.any():
             i = int(np.argmax(bad))
+            flat = int(idx[i])
+            place, size = f"{name}[{flat}]", f"{limit}"
+            if unit == "index" and shape is not None and len(shape) >= 2 and flat >= 0:
+                # name the element as the C source does (tile[32][0]), not by its flat offset
+                place = name + "".join(f"[{k}]" for k in _unflatten(flat, shape)) + f" (flat index {flat})"
+                size = "×".join(str(d) for d in shape) + f" = {limit}"
             raise OutOfBoundsError(
-                f"out-of-bounds {space} access: {name}[{int(idx[i])}] but {name} has {limit} "
-                f"{'elements' if unit == 'index' else 'bytes'}", line=line, array=name, index=int(idx[i]),
+                f"out-of-bounds {space} access: {place} but {name} has {size} "
+                f"{'elements' if unit == 'index' else 'bytes'}", line=line, array=name, index=flat,
                 **self._where(i))
 
     def _record(self, space, op, site, name, itemsize, addr, act):
@@ -428,7 +443,7 @@ class Block:
         off = self._index(idx, f"{op} {name}")
         if view is None:
             itemsize = sh.dtype.itemsize
-            self._check_bounds(off, act, sh.size, name, line, "shared")
+            self._check_bounds(off, act, sh.size, name, line, "shared", shape=tuple(sh.shape))
             pos = self._lblock * sh.size + off
             return sh.flat, pos, sh.offset + off * itemsize, itemsize, name, off
         view = check_dtype(view, name)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import numpy as np
+
+import labsim
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -95,7 +97,7 @@ def test_shared_out_of_bounds():
         sh = blk.shared((32, 32), np.float32, name="tile")
         blk.sstore(sh, blk.tx * 34, 0.0)
 
-    with pytest.raises(OutOfBoundsError, match=r"tile\[1054\] but tile has 1024 elements.*thread \(31,0,0\)"):
+    with pytest.raises(OutOfBoundsError, match=r"tile\[32\]\[30\] \(flat index 1054\) but tile has 32×32 = 1024 elements.*thread \(31,0,0\)"):
         launch(kernel, 1, 32)
 
 
@@ -220,3 +222,14 @@ def test_float4_view_of_an_offset_array_reads_the_right_bytes():
     assert got.tolist() == [list(base[4 + 4 * k: 8 + 4 * k]) for k in range(8)]
     with pytest.raises(MisalignedAddressError):
         launch(kernel, 1, 8, (arr, 8))
+
+
+def test_shared_out_of_bounds_names_the_2d_element():
+    # a [32][33] tile: flat 1056 + 33*lane is row 32 + lane, column 0 (past the last row), as C names it
+    def k(blk, out):
+        t = blk.shared((32, 33), np.float32, name="tile")
+        blk.sstore(t, blk.tx * 33 + 1056 + 5, 1.0)
+    with pytest.raises(labsim.OutOfBoundsError) as e:
+        labsim.launch(k, (1,), (32,), (np.zeros(4, np.float32),))
+    assert "tile[32][5] (flat index 1061)" in str(e.value) and "32×33 = 1056" in str(e.value)
+    assert e.value.where["index"] == 1061
