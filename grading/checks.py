@@ -108,3 +108,11 @@ def instructor_detail(runs: list["RunRecord"]) -> str:
         extra = f": {r.error}" if r.error else (f": {r.wrong} wrong, {r.unwritten} unwritten" if r.wrong else "")
         lines.append(f"{r.case.id} {r.case.label} seed={r.case.seed} -> {state}{extra}")
     return "\n".join(lines)
+
+
+def draw_not_multiple(rng, lo: int, hi: int, of: int = 32) -> int:
+    """A size in [lo, hi] that is not a multiple of ``of`` (boundary shapes leave partial tiles)."""
+    while True:
+        v = int(rng.integers(lo, hi + 1))
+        if v % of:
+            return v

@@ -6,21 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from grading.checks import Outcome, check_case, count_message, instructor_detail, tally
+from grading.checks import Outcome, check_case, draw_not_multiple, count_message, instructor_detail, tally
 from grading.context import RunContext
 from grading.sim import Case
 
 from .exercise import shape
 
-TILE = 32
 SIZES = (32, 64, 96, 128, 160)
-
-
-def _non_multiple(rng: np.random.Generator, lo: int, hi: int) -> int:
-    while True:
-        v = int(rng.integers(lo, hi + 1))
-        if v % TILE:
-            return v
 
 
 def cases(rng: np.random.Generator) -> dict[str, list[Case]]:
@@ -37,11 +29,11 @@ def cases(rng: np.random.Generator) -> dict[str, list[Case]]:
         nonsquare.append(shape(f"nonsquare-{i}", "nonsquare", m, n, seed()))
     boundary = [
         shape("one-by-one", "boundary", 1, 1, seed()),
-        shape("one-row", "boundary", 1, _non_multiple(rng, 2, 100), seed()),
-        shape("one-column", "boundary", _non_multiple(rng, 2, 100), 1, seed()),
-        shape("ragged", "boundary", _non_multiple(rng, 33, 100), _non_multiple(rng, 33, 100), seed()),
-        shape("tall", "boundary", _non_multiple(rng, 150, 260), _non_multiple(rng, 2, 20), seed()),
-        shape("wide", "boundary", _non_multiple(rng, 2, 20), _non_multiple(rng, 150, 260), seed()),
+        shape("one-row", "boundary", 1, draw_not_multiple(rng, 2, 100), seed()),
+        shape("one-column", "boundary", draw_not_multiple(rng, 2, 100), 1, seed()),
+        shape("ragged", "boundary", draw_not_multiple(rng, 33, 100), draw_not_multiple(rng, 33, 100), seed()),
+        shape("tall", "boundary", draw_not_multiple(rng, 150, 260), draw_not_multiple(rng, 2, 20), seed()),
+        shape("wide", "boundary", draw_not_multiple(rng, 2, 20), draw_not_multiple(rng, 150, 260), seed()),
     ]
     return {"square": square, "nonsquare": nonsquare, "boundary": boundary}
 

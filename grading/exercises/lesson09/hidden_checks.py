@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grading.checks import Outcome, check_case, count_message
+from grading.checks import Outcome, check_case, count_message, draw_not_multiple
 from grading.context import RunContext
 from grading.sim import Case
 
@@ -14,13 +14,6 @@ from .common import conflict_outcome, instructor_detail, tally
 from .exercise import shape
 
 TILE = 32
-
-
-def _non_multiple(rng: np.random.Generator, lo: int, hi: int) -> int:
-    while True:
-        v = int(rng.integers(lo, hi + 1))
-        if v % TILE:
-            return v
 
 
 def cases(rng: np.random.Generator) -> dict[str, list[Case]]:
@@ -35,11 +28,11 @@ def cases(rng: np.random.Generator) -> dict[str, list[Case]]:
         normal.append(shape(f"normal-{i}", "normal", m, n, seed()))
     boundary = [
         shape("one-by-one", "boundary", 1, 1, seed()),
-        shape("one-row", "boundary", 1, _non_multiple(rng, 2, 100), seed()),
-        shape("one-column", "boundary", _non_multiple(rng, 2, 100), 1, seed()),
-        shape("ragged", "boundary", _non_multiple(rng, 33, 100), _non_multiple(rng, 33, 100), seed()),
-        shape("tall", "boundary", _non_multiple(rng, 150, 260), _non_multiple(rng, 2, 20), seed()),
-        shape("wide", "boundary", _non_multiple(rng, 2, 20), _non_multiple(rng, 150, 260), seed()),
+        shape("one-row", "boundary", 1, draw_not_multiple(rng, 2, 100), seed()),
+        shape("one-column", "boundary", draw_not_multiple(rng, 2, 100), 1, seed()),
+        shape("ragged", "boundary", draw_not_multiple(rng, 33, 100), draw_not_multiple(rng, 33, 100), seed()),
+        shape("tall", "boundary", draw_not_multiple(rng, 150, 260), draw_not_multiple(rng, 2, 20), seed()),
+        shape("wide", "boundary", draw_not_multiple(rng, 2, 20), draw_not_multiple(rng, 150, 260), seed()),
     ]
     m = int(rng.choice(sizes[1:]))
     race = [shape("race", "race", m, m, seed())]
