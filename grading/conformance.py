@@ -139,6 +139,8 @@ def check_conformance(template: str, submission: str, *, blank: str, names: dict
             line_map.setdefault(t.line, s.line)
     else:
         blank_toks, edits, line_map = _diff(ttoks, stoks, bi, regions)
+        if not blank_toks or any(e.template_line == ttoks[bi].line for e in edits):
+            blank_toks, edits, line_map = _recover_blank(ttoks, stoks, bi, regions) or (blank_toks, edits, line_map)
     line_map.setdefault(ttoks[bi].line, blank_toks[0].line if blank_toks else line_map.get(ttoks[bi].line, 0))
     conf = Conformance(blank_toks, _join(blank_toks), None, None, None, edits, line_map)
     similarity = difflib.SequenceMatcher(a=[t.key for t in ttoks], b=keys, autojunk=False).ratio() \
@@ -159,13 +161,104 @@ def _common_prefix(a: list[Token], b: list[Token]) -> int:
     return n
 
 
+def _lines_spanned(toks: list[Token]) -> int:
+    return len({t.line for t in toks})
+
+
+def _slide(opcodes: list[tuple], ttoks: list[Token], stoks: list[Token], bi: int) -> list[tuple]:
+    """Move each pure deletion or insertion along the equal runs around it to where it spans the fewest
+    lines: deleting ``__syncthreads();`` after ``x = y;`` may align as ``; __syncthreads ( )``, which would
+    place the edit on the line before. Equal runs shrink or grow by what the edit gave up or took."""
+    ops = [list(o) for o in opcodes]
+    for k, o in enumerate(ops):
+        op, i1, i2, j1, j2 = o
+        if op not in ("delete", "insert") or k == 0 or k == len(ops) - 1:
+            continue
+        prev, nxt = ops[k - 1], ops[k + 1]
+        if prev[0] != "equal" or nxt[0] != "equal":
+            continue
+        seq, a, b = (ttoks, i1, i2) if op == "delete" else (stoks, j1, j2)
+        lo, hi = (prev[1], nxt[2]) if op == "delete" else (prev[3], nxt[4])
+        cands = [0]
+        d = 0
+        while a + d - 1 >= lo and seq[a + d - 1].key == seq[b + d - 1].key:
+            d -= 1
+            cands.append(d)
+        d = 0
+        while b + d < hi and seq[a + d].key == seq[b + d].key:
+            d += 1
+            cands.append(d)
+        if op == "delete":        # the blank itself must stay in an equal run of this alignment
+            cands = [c for c in cands if not i1 + c <= bi < i2 + c]
+        if not cands:
+            continue
+        best = min(cands, key=lambda c: (_lines_spanned(seq[a + c:b + c]), abs(c)))
+        if best:
+            o[1], o[2], o[3], o[4] = i1 + best, i2 + best, j1 + best, j2 + best
+            prev[2], prev[4] = prev[2] + best, prev[4] + best
+            nxt[1], nxt[3] = nxt[1] + best, nxt[3] + best
+    return [tuple(o) for o in ops if o[0] != "equal" or o[2] > o[1]]
+
+
+def _edit_cost(tkeys: list, skeys: list) -> int:
+    """Tokens deleted plus tokens inserted by the best alignment of the two key lists."""
+    sm = difflib.SequenceMatcher(a=tkeys, b=skeys, autojunk=False)
+    return len(tkeys) + len(skeys) - 2 * sum(m.size for m in sm.get_matching_blocks())
+
+
+def _recover_blank(ttoks: list[Token], stoks: list[Token], bi: int, regions: list[Region]):
+    """When the blank's own line was edited too (a guard around the blank deleted), the token alignment may
+    lend the blank's tokens to the edit. Try every span of the submission that sits where the blank does
+    (after the token before the blank, up to the token after it at the same bracket depth) and keep the one
+    that leaves the fewest template tokens edited; None when none beats the plain alignment or the edits would
+    reach into the blank."""
+    if bi == 0 or bi + 1 >= len(ttoks) or len(stoks) > 4 * len(ttoks):
+        return None
+    tkeys, skeys = [t.key for t in ttoks], [t.key for t in stoks]
+    before, after = ttoks[bi - 1].key, ttoks[bi + 1].key
+    best, best_cost = None, _edit_cost(tkeys[:bi] + tkeys[bi + 1:], skeys) + 1
+    for j in [j + 1 for j, k in enumerate(skeys) if k == before][:32]:
+        depth, end = 0, None
+        for q in range(j, len(stoks)):
+            text = stoks[q].text
+            if depth == 0 and skeys[q] == after:
+                end = q
+                break
+            depth += (text in "([{") - (text in ")]}")
+            if depth < 0:
+                break
+        if end is None or end == j:
+            continue
+        cost = _edit_cost(tkeys[:bi] + skeys[j:end] + tkeys[bi + 1:], skeys)
+        if cost < best_cost:
+            best, best_cost = (j, end), cost
+    if best is None:
+        return None
+    j, end = best
+    blank_line = ttoks[bi].line
+    filled = ttoks[:bi] + [Token(t.kind, t.text, blank_line, t.col) for t in stoks[j:end]] + ttoks[bi + 1:]
+    span = range(bi, bi + end - j)
+    sm = difflib.SequenceMatcher(a=[t.key for t in filled], b=skeys, autojunk=False)
+    edits: list[Edit] = []
+    line_map: dict[int, int] = {}
+    for op, i1, i2, j1, j2 in _slide(sm.get_opcodes(), filled, stoks, bi):
+        if op == "equal":
+            for t, s in zip(filled[i1:i2], stoks[j1:j2]):
+                line_map.setdefault(t.line, s.line)
+            continue
+        if any(i in span for i in range(i1, i2)) or (op == "insert" and span.start < i1 < span.stop):
+            return None
+        edits.append(_edit(op, filled[i1:i2], stoks[j1:j2], filled, stoks, j1, regions, blank_line, at=i1))
+    return stoks[j:end], edits, line_map
+
+
 def _diff(ttoks: list[Token], stoks: list[Token], bi: int, regions: list[Region]):
     sm = difflib.SequenceMatcher(a=[t.key for t in ttoks], b=[t.key for t in stoks], autojunk=False)
     blank_toks: list[Token] = []
     edits: list[Edit] = []
     line_map: dict[int, int] = {}
     blank_line = ttoks[bi].line
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
+    for op, i1, i2, j1, j2 in _slide(sm.get_opcodes(), ttoks, stoks, bi):
         if op == "equal":
             for t, s in zip(ttoks[i1:i2], stoks[j1:j2]):
                 line_map.setdefault(t.line, s.line)

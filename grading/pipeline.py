@@ -45,6 +45,11 @@ def step_extract(st: GradeState) -> None:
         st.result.problem = sub.problem
 
 
+def _clip(text: str, limit: int = 200) -> str:
+    """A blank as messages show it: a hostile one may be 100 000 characters long."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def step_conformance(st: GradeState) -> None:
     if st.blocked:
         return
@@ -64,14 +69,15 @@ def step_conformance(st: GradeState) -> None:
                                           out, ["conformance", *(["manual", "pending"] if st.review else [])]))
         return
     st.graded_source = ex.fill(conf.blank_text)
+    shown = _clip(conf.blank_text)
     if edits:
         out = (f"练习规则是只修改 `{ex.blank}` 处。这些改动不会被评分，评分用模板原样的其余代码加上你的填空 "
-               f"`{conf.blank_text}`：\n- " + "\n- ".join(edits))
+               f"`{shown}`：\n- " + "\n- ".join(edits))
         st.result.tests.append(TestResult("conformance", "只修改填空处", 0, 0, "failed", out, ["conformance"]))
     else:
         value = "" if conf.value is None else f" = {conf.value}"      # an "expression" blank has no value
         st.result.tests.append(TestResult("conformance", "只修改填空处", 0, 0, "passed",
-                                          f"只改了填空：`{conf.blank_text}`{value}。", ["conformance"]))
+                                          f"只改了填空：`{shown}`{value}。", ["conformance"]))
 
 
 def step_nvcc(st: GradeState) -> None:

@@ -28,6 +28,7 @@ REQUIRED_KEYS = ("id", "template", "blank", "target", "host_function", "pass_sco
 # files an exercise folder may hold that never ship to students (with the config's `solution`)
 INSTRUCTOR_FILES = ("hidden_checks.py", "rubric.toml")
 INSTRUCTOR_KEYS = ("instructor_secret",)
+INSTRUCTOR_TABLES = ("bench",)          # grading.bench's sample blanks list right answers
 
 
 class SpecError(Exception):

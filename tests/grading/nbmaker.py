@@ -10,12 +10,14 @@ TARGET = "/tmp/09_transpose_tiled.cu"
 
 
 def notebook(code: str | None, *, answers: dict[str, str] | None = None, check_output: str | None = None,
-             tag: str = "option") -> nbformat.NotebookNode:
-    """A notebook shaped like the exercise branch: exercise cell, check cell, explanation, Q1–Q3."""
+             tag: str = "option", target: str = TARGET,
+             title: str = "第 9 课：共享内存转置与 Bank Conflict") -> nbformat.NotebookNode:
+    """A notebook shaped like the exercise branch: exercise cell, check cell, explanation, Q1–Q3 (lesson 9's
+    unless ``target`` and ``title`` name another exercise)."""
     answers = answers or {}
-    cells = [new_markdown_cell("# 第 9 课：共享内存转置与 Bank Conflict\n\n## 实践任务：唯一代码填空")]
+    cells = [new_markdown_cell(f"# {title}\n\n## 实践任务：唯一代码填空")]
     if code is not None:
-        src = f"%%writefile {TARGET}\n{code}"
+        src = f"%%writefile {target}\n{code}"
         meta = {}
         if tag == "option":
             src = "#| course_role: exercise\n" + src
@@ -24,7 +26,7 @@ def notebook(code: str | None, *, answers: dict[str, str] | None = None, check_o
         elif tag == "tags":
             meta = {"tags": ["course_role: exercise"]}
         cells.append(new_code_cell(src, metadata=meta))
-    check = new_code_cell('#| course_role: check\nfrom grading import check\nreport = check("/tmp/09_transpose_tiled.cu")')
+    check = new_code_cell(f'#| course_role: check\nfrom grading import check\nreport = check("{target}")')
     if check_output is not None:
         check.outputs = [new_output("stream", name="stdout", text=check_output)]
     cells.append(check)

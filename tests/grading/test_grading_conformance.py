@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grading.conformance import check_conformance
+from grading.ctokens import tokenize
 
 
 def conform(ex, text):
@@ -150,3 +151,51 @@ def test_blank_rules_refuse_unknown_keys_and_kinds():
     with pytest.raises(ValueError, match="kind"):
         BlankRules.from_config({"kind": "regex"})
     assert BlankRules.from_config({"range": [1, 4]}) == BlankRules()       # the range is the exercise's
+
+
+# ---- edits next to the blank and repeated tokens ----------------------------------------------------------
+
+GUARDED = """__global__ void k(const float* x, float* y, int n) {
+    __shared__ float s[32];
+    int i = threadIdx.x;
+    s[i] = (i < n) ? x[______] : 0.0f;
+    __syncthreads();
+    y[i] = s[31 - i];
+}
+"""
+
+
+def _regions():
+    from grading.conformance import Region
+    return [Region("guard", "守卫", frozenset({4})), Region("barrier", "屏障", frozenset({5}))]
+
+
+def test_a_deleted_line_is_placed_on_that_line_not_the_one_before():
+    """``x;`` then ``__syncthreads();``: the deletion may align as ``; __syncthreads ( )``; it is reported on the
+    barrier's line and touches the barrier only."""
+    from grading.conformance import BlankRules
+    text = GUARDED.replace("______", "i").replace("    __syncthreads();\n", "")
+    c = check_conformance(GUARDED, text, blank="______", names={}, regions=_regions(),
+                          rules=BlankRules(kind="expression"))
+    assert c.blank_ok and c.blank_text == "i"
+    assert [(e.op, e.old, e.template_line, e.regions) for e in c.edits] == [
+        ("delete", "__syncthreads ( ) ;", 5, ("barrier",))]
+
+
+@pytest.mark.parametrize("blank", ["i", "(i + 1) % n", "n - 1 - i"])
+def test_a_guard_deleted_around_the_blank_keeps_the_blank(blank):
+    """Deleting the guard on the blank's own line lends the blank's tokens to the alignment; the blank is still
+    found, and the edits are the guard's tokens only."""
+    from grading.conformance import BlankRules
+    text = GUARDED.replace("(i < n) ? x[______] : 0.0f", f"x[{blank}]")
+    c = check_conformance(GUARDED, text, blank="______", names={}, regions=_regions(),
+                          rules=BlankRules(kind="expression"))
+    assert c.blank_ok and c.blank_text == " ".join(t.text for t in tokenize(blank))
+    assert {e.old for e in c.edits} == {"( i < n ) ?", ": 0.0f"} and c.touched_regions == {"guard"}
+
+
+def test_an_unfilled_blank_with_its_guard_deleted_is_still_unfilled():
+    from grading.conformance import BlankRules
+    c = check_conformance(GUARDED, GUARDED.replace("(i < n) ? x[______] : 0.0f", "x[______]"), blank="______",
+                          names={}, regions=_regions(), rules=BlankRules(kind="expression"))
+    assert c.problem_kind == "unfilled" and c.touched_regions == {"guard"}

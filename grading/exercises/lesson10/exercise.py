@@ -20,6 +20,17 @@ def gemm(id: str, kind: str, m: int, n: int, k: int, seed: int = 0, fill: str = 
 
 
 def operands(case: Case) -> tuple[np.ndarray, np.ndarray]:
+    """Random normal A and B, or for a probe case (``fill="probe<s>"``) A with an identity block in k-step s
+    and zeros elsewhere and B holding each element's flat index + 1: then C[row][col] is exactly the B value
+    thread (col mod TILE, row mod TILE) loaded into Bs at step s (0: it loaded nothing, the zero fill)."""
+    if case.fill.startswith("probe"):
+        step = int(case.fill[len("probe"):])
+        a = np.zeros((case.M, case.K), dtype=np.float32)
+        for r in range(case.M):
+            if step * TILE + r % TILE < case.K:
+                a[r, step * TILE + r % TILE] = 1.0
+        b = np.arange(1, case.K * case.N + 1, dtype=np.float32).reshape(case.K, case.N)
+        return a, b
     rng = case.rng()
     a = rng.standard_normal((case.M, case.K)).astype(np.float32)
     b = rng.standard_normal((case.K, case.N)).astype(np.float32)
@@ -60,6 +71,7 @@ def right_by_luck(st) -> Veto | None:
         return None
     blank = st.result.blank
     # with K = 1 every row pitch gives the same index (t + ty is 0), so those shapes tell no pitch apart
+    runs = [r for r in runs if r.case.kind != "probe"]
     same = [r for r in runs if r.case.N == r.case.K]
     other = [r for r in runs if r.case.N != r.case.K and r.case.K > 1]
     bad = [r for r in other if not r.passed]

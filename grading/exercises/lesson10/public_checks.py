@@ -5,6 +5,7 @@ from grading.checks import FAILURE_LABELS, Outcome, check_case, failure_kind
 from grading.context import RunContext
 from grading.sim import Case
 
+from .common import probe_outcome
 from .exercise import gemm
 
 CASES = {
@@ -43,3 +44,8 @@ def public_nonsquare(ctx: RunContext) -> Outcome:
 @check_case(name="公开检查：70×45×33（不是 16 的倍数）C 正确", kind="boundary")
 def public_boundary(ctx: RunContext) -> Outcome:
     return _shape_outcome(ctx, "boundary")
+
+
+@check_case(name="公开检查：探针输入下，每个线程搬进 Bs 的 B 元素", kind="probe")
+def public_probe(ctx: RunContext) -> Outcome:
+    return probe_outcome(ctx)

@@ -1,0 +1,201 @@
+"""Lesson 10's exercise beyond what every exercise is checked for (test_grading_exercises.py): the hidden
+shapes it promises, the float32 tolerance, the probe's diagnosis of wrong indices, the right-by-luck veto's
+message, hidden inputs kept from students, the check cell on a kernel with a barrier removed, the questions
+and rubric against the recorded H200 data, and a student kit without the answer."""
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from grading_testlib import CORPORA, needs_cuda
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grading.ctokens import tokenize
+from grading.pipeline import Options, grade_submission
+from grading.spec import load_exercise
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = CORPORA / "lesson10"
+GEMM = REPO / "measurements" / "h200" / "gemm" / "results.json"
+
+
+@pytest.fixture(scope="module")
+def ex10():
+    return load_exercise("lesson10")
+
+
+def grade(ex, path):
+    return grade_submission(path, ex, options=Options(nvcc="off"))
+
+
+def hidden_shapes(res) -> list[tuple[str, int, int, int]]:
+    out = []
+    for c in res.instructor.get("cases", []):
+        m, n, k = re.search(r"(\d+)x(\d+)x(\d+)", c).groups()
+        out.append((c.split()[0], int(m), int(n), int(k)))
+    return out
+
+
+def test_the_kernel_is_the_leads(ex10):
+    """template.cu and solution.cu differ only in the blank (and its TODO comment): the B tile's index."""
+    sol = ex10.solution_path.read_text(encoding="utf-8")
+    assert _token_runs(sol) == _token_runs(ex10.template.replace("______", "(t + ty) * N + col"))
+    assert sol.count("\n") == ex10.template.count("\n")
+
+
+@needs_cuda
+def test_hidden_cases_cover_the_promised_shapes(ex10):
+    shapes = hidden_shapes(grade(ex10, ex10.solution_path))
+    kind = lambda prefix: [(m, n, k) for cid, m, n, k in shapes if cid.startswith(prefix)]  # noqa: E731
+    assert len(kind("square")) >= 3 and all(m == n == k and m % 16 == 0 for m, n, k in kind("square"))
+    nonsquare = kind("nonsquare")
+    assert len(nonsquare) >= 3 and all(n != k and m % 16 == n % 16 == k % 16 == 0 for m, n, k in nonsquare)
+    assert any(n < k for _, n, k in nonsquare) and any(n > k for _, n, k in nonsquare), "both orientations"
+    boundary = [(m, n, k) for cid, m, n, k in shapes if not cid.startswith(("square", "nonsquare", "race"))]
+    assert (1, 1, 1) in boundary
+    assert any(1 < k < 16 for _, _, k in boundary), "K < TILE"
+    assert any(m % 16 and n % 16 and k % 16 and n != k for m, n, k in boundary), "all three ragged, N ≠ K"
+    assert any(n == 1 < m for m, n, _ in boundary) and any(m == 1 < n for m, n, _ in boundary)
+    assert kind("race"), "race cases under the adversarial schedule"
+
+
+@settings(max_examples=60, deadline=None)
+@given(k=st.integers(1, 300), seed=st.integers(0, 2**32 - 1))
+def test_tolerance_admits_any_summation_order_and_no_missing_product(k, seed):
+    """Any order of float32 additions stays within the bound; dropping the largest product does not."""
+    from grading.exercises.lesson10.exercise import tolerance
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((1, k)).astype(np.float32)
+    b = rng.standard_normal((k, 1)).astype(np.float32)
+    exact = float((a.astype(np.float64) @ b.astype(np.float64))[0, 0])
+    want = np.float32(exact)
+    tol = tolerance(a, b)
+    products = (a[0] * b[:, 0]).astype(np.float32)
+    for order in (np.arange(k), np.arange(k)[::-1], rng.permutation(k)):
+        acc = np.float32(0)
+        for i in order:
+            acc = np.float32(acc + products[i])
+        assert abs(float(acc) - float(want)) <= tol
+    # a wrong index drops or swaps whole products: the largest is far outside the bound
+    assert float(np.abs(products).max()) > tol
+
+
+@needs_cuda
+@pytest.mark.parametrize("name,index,pattern", [
+    # the first wrong load the probe finds (t, ty, col), its flat index computed here from the wrong formula
+    ("fails_right_by_luck_stride_k.cu", lambda t, ty, col: (t + ty) * 32 + col, "正好是 K"),
+    ("fails_row_from_tx.cu", lambda t, ty, col: (t + col % 16) * 48 + col, "行号跟着 tx 走了"),
+    ("fails_missing_tile_offset.cu", lambda t, ty, col: ty * 48 + col, "下标没有随 t 前进"),
+    ("fails_transposed_b.cu", lambda t, ty, col: col * 32 + t + ty, "列主序"),
+])
+def test_probe_names_the_wrong_load_and_its_pattern(ex10, name, index, pattern):
+    res = grade(ex10, CORPUS / name)
+    out = next(t for t in res.tests if t.id == "public_probe").output
+    m = re.search(r"t = (\d+) 时 block \((\d+), 0\) 的线程 \(tx = (\d+), ty = (\d+)\) 搬进 Bs\[\d+\]\[\d+\] 的是 B\[(\d+)\]",
+                  out)
+    assert m, out
+    t, bx, tx, ty, got = (int(v) for v in m.groups())
+    col = bx * 16 + tx
+    assert got == index(t, ty, col) and got != (t + ty) * 48 + col
+    assert f"第 {got // 48} 行第 {got % 48} 列" in out and pattern in out
+
+
+@needs_cuda
+def test_stride_k_is_vetoed_with_its_cause(ex10):
+    res = grade(ex10, CORPUS / "fails_right_by_luck_stride_k.cu")
+    (veto,) = [v for v in res.vetoes if v.id == "right_by_luck"]
+    # race cases run under the adversarial schedule only; the veto reads the lockstep runs
+    same = sum(1 for cid, m, n, k in hidden_shapes(res) if n == k and not cid.startswith("race")) + 1  # + 64³
+    assert f"全部 {same} 个 N = K 的用例上正确" in veto.reason and "B 是 K 行 N 列" in veto.reason
+    public = next(t for t in res.tests if t.id == "public_nonsquare")
+    assert "越界" in public.output and "B[3072]" in public.output      # 32×48×64: (t + ty) * K + col reaches K·N
+
+
+@needs_cuda
+def test_student_visible_text_never_shows_hidden_inputs(ex10):
+    from grading.report import feedback_markdown
+    public = {(c.M, c.N, c.K) for k in ex10.public_module.cases().values() for c in k}
+    for name in ("fails_right_by_luck_stride_k.cu", "fails_row_from_tx.cu", "fails_right_by_luck_grid_pitch.cu"):
+        res = grade(ex10, CORPUS / name)
+        visible = json.dumps(res.to_gradescope(), ensure_ascii=False) + feedback_markdown(res)
+        for _, m, n, k in hidden_shapes(res):
+            if (m, n, k) in public or 1 in (m, n, k):          # 1×1×1, 1×N, N×1: named by the checks
+                continue
+            for form in (f"{m}x{n}x{k}", f"{m}×{n}×{k}"):
+                assert form not in visible, (name, form)
+        for t in res.tests:
+            if t.hidden:
+                assert re.fullmatch(r"[^：]+：\d+/\d+(（[^）]*）)?(；[^：]*)?", t.output), t.output
+
+
+@needs_cuda
+@pytest.mark.parametrize("name,kind", [("fails_conformance_first_barrier_removed.cu", "RAW"),
+                                       ("fails_conformance_second_barrier_removed.cu", "WAR")])
+def test_check_cell_shows_the_race_of_a_removed_barrier(ex10, name, kind, tmp_path, capsys):
+    """Graded on the template (both barriers), but the check cell runs the edited kernel on labsim: the race
+    the removed barrier allowed, with its two source lines, and a wrong C under the adversarial schedule."""
+    from grading import check
+    p = tmp_path / ex10.target_name
+    p.write_text((CORPUS / name).read_text(encoding="utf-8"), encoding="utf-8")
+    rep = check(p)
+    out = capsys.readouterr().out
+    assert rep.ok and "不会被评分" in out
+    lines = [ln for ln in out.splitlines() if ln.strip().startswith(kind + " __shared__")]
+    assert lines and re.search(r"第 \d+ 行 `.*Bs\[", lines[0]), out
+    assert re.search(r"对抗调度[^\n]*输出有 [1-9]\d* 个元素与参考答案不同", out), out
+
+
+def test_questions_are_the_rubrics_and_the_rubric_matches_the_h200_record(ex10):
+    questions = tomllib.loads((ex10.folder / "questions.toml").read_text(encoding="utf-8"))
+    rubric = tomllib.loads((ex10.folder / "rubric.toml").read_text(encoding="utf-8"))
+    assert set(questions) == {m.id for m in ex10.manual}
+    for item in ex10.manual:
+        assert rubric[item.id]["question"] == questions[item.id]["question"]
+        assert rubric[item.id]["points"] == item.points
+    assert sum(m.points for m in ex10.manual) == 7
+    rec = json.loads(GEMM.read_text(encoding="utf-8"))
+    gflops = {r["name"]: round(r["gflops_median"]) for r in rec["timing"]}
+    counters = rec["counters"]["64x64x64"]
+    ld = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+    shared = "smsp__inst_executed_op_shared_ld.sum"
+    q2, q3 = " ".join(rubric["Q2"]["elements"]), " ".join(rubric["Q3"]["elements"]) + rubric["Q3"]["notes"]
+    assert (f"naive {counters['gemm_naive'][ld]} → tiled16 {counters['gemm_tiled16'][ld]} → tiled32 "
+            f"{counters['gemm_tiled32'][ld]}") in q2
+    assert f"tiled32 {gflops['gemm_tiled32']} GFLOP/s 只比 tiled16 的 {gflops['gemm_tiled16']} 快约 " \
+           f"{round(100 * (gflops['gemm_tiled32'] / gflops['gemm_tiled16'] - 1))}%" in q2
+    assert f"cuBLAS 的 {gflops['cublas_sgemm']}" in q2
+    assert f"{counters['gemm_tiled16'][shared]} 对 {counters['gemm_tiled16_pad'][shared]}" in q3
+    assert f"{gflops['gemm_tiled16']} 对 {gflops['gemm_tiled16_pad']} GFLOP/s" in q3
+    assert gflops["gemm_tiled16_pad"] < gflops["gemm_tiled16"], "the record says padding is slower"
+    bt = counters["gemm_tiled16_bt"]
+    assert (f"共享读 {bt['l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum']} 个 wavefront，其中冲突 "
+            f"{bt['l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum']}") in q3
+    assert f"{gflops['gemm_tiled16_bt']} GFLOP/s，填充后 {gflops['gemm_tiled16_bt_pad']}" in q3
+
+
+def _token_runs(text: str) -> str:
+    return " ".join(t.text for t in tokenize(text))
+
+
+def test_student_kit_ships_public_checks_and_questions_without_the_answer(ex10, tmp_path):
+    from grading.studentbuild import build
+    build(tmp_path, ("lesson10",))
+    folder = tmp_path / "grading" / "exercises" / "lesson10"
+    shipped = {p.name for p in folder.iterdir() if p.is_file()}
+    assert {"template.cu", "public_checks.py", "common.py", "exercise.py", "config.toml", "questions.toml"} <= shipped
+    assert not {"hidden_checks.py", "solution.cu", "rubric.toml"} & shipped
+    config = tomllib.loads((folder / "config.toml").read_text(encoding="utf-8"))
+    assert "bench" not in config and "instructor_secret" not in config
+    # no right index in any shipped file, however it is spelled (tokens, whitespace and order of the sum)
+    answers = [_token_runs(s) for s in ("(t + ty) * N + col", "col + (t + ty) * N", "(ty + t) * N + col",
+                                        "N * (t + ty) + col", "(t + ty) * N")]
+    for p in tmp_path.rglob("*"):
+        if p.is_file() and p.suffix in (".py", ".cu", ".toml", ".md", ".txt", ".json"):
+            text = _token_runs(p.read_text(encoding="utf-8", errors="replace"))
+            for a in answers:
+                assert a not in text, (p, a)
