@@ -2,10 +2,13 @@
 
     .venv/bin/python tools/bench.py [--skip-grading] [--quick] [--sizes 256,1024] [--kernels tiled,gemm]
 
+    .venv/bin/python tools/bench.py --skip-targets --repeat 3 --kernels copy,naive
+
 Each case runs in a fresh child process so its peak RSS is its own. The scaling table gives the time per
 simulated element (matrix elements for the transposes, multiply-adds for the GEMM) from 256² to 8192², in CPU
 seconds of the process (less disturbed than wall time when other jobs share the cores; the load average is
-printed too).
+printed too), the least of ``--repeat`` launches in that process (default 3 up to 2048², 2 above). A row
+passes when every size is within ±30% of the row's median time per element (issue 18's "constant within ±30%").
 """
 from __future__ import annotations
 
@@ -30,6 +33,21 @@ SIZES = {"copy": (256, 512, 1024, 2048, 4096, 8192), "naive": (256, 512, 1024, 2
          "tiled": (256, 512, 1024, 2048, 4096, 8192), "gemm": (128, 256, 512)}
 QUICK_SIZES = {"copy": (256, 1024, 2048), "naive": (256, 1024, 2048), "tiled": (256, 1024, 2048),
                "gemm": (128, 256)}
+TOLERANCE = 0.30     # every size within ±30% of the row's median time per element
+
+
+def repeats(n: int) -> int:
+    """Launches per size in the scaling table (the least CPU time is kept): --repeat, else 3 up to 2048², 2 above."""
+    r = _option("--repeat")
+    return int(r) if r else (3 if n <= 2048 else 2)
+
+
+def spread(per: list[float]) -> tuple[float, float, float, bool]:
+    """(median, max/min, the deviation from the median farthest from it as a signed fraction, within TOLERANCE)."""
+    s = sorted(per)
+    med = s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
+    dev = max((p / med - 1 for p in per), key=abs)
+    return med, s[-1] / s[0], dev, abs(dev) <= TOLERANCE
 
 
 def _best(runs) -> dict:
@@ -78,7 +96,7 @@ def _scale(kernel: str, api: str, n: int) -> dict:
         from labsim import cuda
         program = cuda.compile(bench_kernels.CUDA_SRC, "bench_kernels.cu")
     best = None
-    for _ in range(1 if n >= 2048 else 3):
+    for _ in range(repeats(n)):
         times = {}
         _, ok = bench_kernels.run(kernel, api, n, program, times=times)
         assert ok, f"{kernel} {api} {n}: wrong result"
@@ -126,9 +144,11 @@ def _option(name: str) -> str | None:
 
 
 def scaling_table(sizes: dict) -> None:
-    """Time per simulated element for every kernel, API and size; the spread shows whether cost is linear."""
+    """Time per simulated element for every kernel, API and size; PASS when every size is within ±30% of the
+    row's median (cost linear in the work)."""
     print(f"\nload average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; ns of CPU time per element "
-          "(transposes: matrix elements; GEMM: multiply-adds); peak RSS in MiB")
+          "(transposes: matrix elements; GEMM: multiply-adds), least of the repeated launches; peak RSS in MiB; "
+          f"PASS: every size within ±{TOLERANCE:.0%} of the row's median")
     for kernel, ns in sizes.items():
         for api in ("python", "cuda"):
             cells, per = [], []
@@ -139,8 +159,12 @@ def scaling_table(sizes: dict) -> None:
                     continue
                 per.append(d["per_element_ns"])
                 cells.append(f"{n}: {d['per_element_ns']:.0f} ns ({d['seconds']:.2f} s, {d['peak_rss_mib']:.0f} MiB)")
-            spread = f"max/min {max(per) / min(per):.2f}" if len(per) > 1 else ""
-            print(f"{kernel:>6} {api:<7} {spread:<13} " + "; ".join(cells), flush=True)
+            verdict = "FAIL (errors)" if len(per) < len(ns) else ""
+            if len(per) > 1:
+                med, ratio, dev, ok = spread(per)
+                verdict = verdict or ("PASS" if ok else "FAIL")
+                verdict += f" median {med:.0f} ns, max/min {ratio:.2f}, worst {dev:+.0%}"
+            print(f"{kernel:>6} {api:<7} {verdict:<48} " + "; ".join(cells), flush=True)
 
 
 def main() -> None:
@@ -151,7 +175,7 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; seconds: wall (CPU)")
     print(f"{'case':<22} {'seconds':>15} {'peak RSS':>10}  notes")
     for case, (what, target) in CASES.items():
-        if quick and case == "transpose_8192":
+        if "--skip-targets" in sys.argv or (quick and case == "transpose_8192"):
             continue
         d = _child_run(case)
         if isinstance(d, str):

@@ -5,6 +5,8 @@ The big sizes (4096², 8192²) and the timings are in tools/bench.py, not here.
 from __future__ import annotations
 
 import os
+import platform
+import subprocess
 import sys
 import time
 
@@ -131,3 +133,34 @@ def test_launch_size_limit_comes_from_memory(monkeypatch):
     monkeypatch.setenv("LABSIM_MEMORY_LIMIT", "1M")
     with pytest.raises(LaunchError, match="limit of 1 MiB"):
         launch(lambda blk: None, 64, 256)
+
+
+_FAULTS = """
+import resource, sys
+sys.path.insert(0, "tools")
+import bench_kernels
+ins, out, _ = bench_kernels.setup("copy", 1024)
+out.fill(1)                                   # fault the output in before timing the launch
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+bench_kernels.run("copy", "python", 1024, times={})
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
+                    reason="malloc tuning is for glibc")
+def test_first_launch_of_a_process_does_not_fault_its_temporaries_in():
+    """A process's first launch kept glibc's initial malloc thresholds: every 128 KiB temporary of a thread set
+    was a fresh mmap or trimmed heap, faulted in again (twice the time per element). Page faults, not seconds,
+    so the test does not depend on the machine's load."""
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+
+    def faults(tuning: str) -> int:
+        env = dict(os.environ, LABSIM_MALLOC_TUNING=tuning)
+        r = subprocess.run([sys.executable, "-c", _FAULTS], cwd=root, env=env, capture_output=True, text=True,
+                           check=True)
+        return int(r.stdout.split()[-1])
+
+    tuned, untuned = faults("1"), faults("0")
+    assert untuned > 5000                     # the launch allocates enough for the problem to show
+    assert tuned < untuned / 5
