@@ -157,9 +157,13 @@ class Exercise:
                 *self.config.get("instructor_files", []))
 
     def fingerprint(self) -> str:
-        """Changes whenever the template or what the public checks run changes (receipts carry it)."""
+        """Changes whenever the template or what the public checks run changes (receipts carry it): the public
+        checks and every shipped module of the folder they may import (exercise.py, common.py, ...)."""
         h = hashlib.sha256(self.template.encode())
-        h.update(Path(self.public_module.__file__).read_bytes())
+        public = Path(self.public_module.__file__)
+        instructor = set(self.instructor_files)
+        for p in [public] + sorted(p for p in public.parent.glob("*.py") if p != public and p.name not in instructor):
+            h.update(p.read_bytes())
         return h.hexdigest()[:12]
 
 

@@ -199,3 +199,31 @@ def test_student_kit_ships_public_checks_and_questions_without_the_answer(ex10, 
             text = _token_runs(p.read_text(encoding="utf-8", errors="replace"))
             for a in answers:
                 assert a not in text, (p, a)
+
+
+def test_the_lesson_shows_the_canonical_questions(ex10):
+    """The notebook's question cells carry questions.toml's text verbatim (the rubric grades that question)."""
+    lesson = REPO / "lessons" / "lesson10_gemm_tiled.qmd"
+    text = lesson.read_text(encoding="utf-8") if lesson.is_file() else ""
+    if "### Q1" not in text:
+        pytest.skip("lesson 10 has no question cells yet")
+    questions = tomllib.loads((ex10.folder / "questions.toml").read_text(encoding="utf-8"))
+    for item, q in questions.items():
+        assert q["question"] in text, item
+
+
+@pytest.mark.parametrize("edit,changes", [("common.py", True), ("exercise.py", True), ("public_checks.py", True),
+                                          ("hidden_checks.py", False), ("rubric.toml", False)])
+def test_receipts_follow_every_module_the_public_checks_import(ex10, tmp_path, edit, changes):
+    """A receipt's tool hash changes with what the public check prints from (lesson 10's messages live in
+    common.py), and not with what only the grader reads."""
+    import shutil
+    copies = []
+    for name in ("a", "b"):
+        d = tmp_path / name / "lesson10"
+        shutil.copytree(ex10.folder, d, ignore=shutil.ignore_patterns("__pycache__"))
+        copies.append(d)
+    p = copies[1] / edit
+    p.write_text(p.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    a, b = (load_exercise(d).fingerprint() for d in copies)
+    assert (a != b) == changes

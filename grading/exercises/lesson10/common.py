@@ -84,7 +84,7 @@ def probe_outcome(ctx: RunContext) -> Outcome:
             f"于是 C 直接显示每个线程搬进 Bs 的是哪个 B 元素）：{int(bad.sum())}/{total} 次搬运拿错了元素。")
     example = (f"例如 t = {s * TILE} 时 block ({x // TILE}, 0) 的线程 (tx = {x % TILE}, ty = {y}) 搬进 Bs[{y}][{x % TILE}] "
                f"的是 {what}。内层循环在 k = {y} 时用 Bs[{y}][{x % TILE}] 去乘 As[ty][{y}]（A 的第 t + {y} = {s * TILE + y} 列），"
-               f"所以它应当是 B 第 {s * TILE + y} 行、第 col = {x} 列的元素；拿错了，C 的这一列就不再是 A 的一行与 B 的"
-               "一列的点积。")
+               f"所以它应当是 B 第 {s * TILE + y} 行、第 col = {x} 列的元素；拿错了，这个 block 算的 C 第 {x} 列的 "
+               f"{TILE} 个元素都乘进了错的数，不再是 A 的一行与 B 第 {x} 列的点积。")
     return Outcome(False, f"{head}{example}{_pattern(got, t, ty, tx, col)}",
                    data={"wrong_loads": int(bad.sum()), "loads": total})

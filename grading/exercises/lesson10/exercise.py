@@ -69,7 +69,8 @@ def right_by_luck(st) -> Veto | None:
     runs = [r for ctx in (st.public_ctx, st.hidden_ctx) if ctx is not None for r in ctx.all_runs() if r.schedule == "lockstep"]
     if not runs:
         return None
-    blank = st.result.blank
+    blank = st.result.blank or ""
+    blank = blank if len(blank) <= 80 else blank[:79] + "…"
     # with K = 1 every row pitch gives the same index (t + ty is 0), so those shapes tell no pitch apart
     runs = [r for r in runs if r.case.kind != "probe"]
     same = [r for r in runs if r.case.N == r.case.K]
