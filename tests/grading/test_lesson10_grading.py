@@ -227,3 +227,25 @@ def test_receipts_follow_every_module_the_public_checks_import(ex10, tmp_path, e
     p.write_text(p.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     a, b = (load_exercise(d).fingerprint() for d in copies)
     assert (a != b) == changes
+
+
+@needs_cuda
+def test_a_notebook_with_its_check_output_is_verified_and_a_changed_blank_is_not(ex10, tmp_path, capsys):
+    """The check output saved with the code that printed it verifies (receipt ok, no veto); the same output
+    kept after the blank changed to the stride-K index is output its code does not produce."""
+    from nbmaker import notebook, write
+
+    from grading import check
+    code = ex10.solution_path.read_text(encoding="utf-8")
+    p = tmp_path / ex10.target_name
+    p.write_text(code, encoding="utf-8")
+    check(p)
+    printed = capsys.readouterr().out
+    kw = dict(target=ex10.config["target"], title=ex10.config["title"])
+    answers = {q: f"我的 {q} 回答：因为……所以……" for q in ("explanation", "Q1", "Q2", "Q3")}
+    res = grade(ex10, write(notebook(code, answers=answers, check_output=printed, **kw), tmp_path / "ok.ipynb"))
+    assert res.instructor["receipt"] == "ok" and not res.vetoes and res.score == 3
+    assert all(f"我的 {m.id} 回答" in t.output for m in ex10.manual for t in res.tests if t.id == f"manual_{m.id}")
+    stale = code.replace("(t + ty) * N + col", "(t + ty) * K + col")
+    res = grade(ex10, write(notebook(stale, answers=answers, check_output=printed, **kw), tmp_path / "stale.ipynb"))
+    assert {v.id for v in res.vetoes} == {"unrun_output", "right_by_luck"}
