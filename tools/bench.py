@@ -7,8 +7,9 @@
 Each case runs in a fresh child process so its peak RSS is its own. The scaling table gives the time per
 simulated element (matrix elements for the transposes, multiply-adds for the GEMM) from 256² to 8192², in CPU
 seconds of the process (less disturbed than wall time when other jobs share the cores; the load average is
-printed too), the least of ``--repeat`` launches in that process (default 3 up to 2048², 2 above). A row
-passes when every size is within ±30% of the row's median time per element (issue 18's "constant within ±30%").
+printed too), the least of ``--repeat`` launches in that process (default 3 up to 2048², 2 above; ``--repeat 1``
+shows each process's first launch). A row passes when every size is within ±30% of the row's median time per
+element (issue 18's "constant within ±30%").
 """
 from __future__ import annotations
 
