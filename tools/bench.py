@@ -7,9 +7,9 @@
 Each case runs in a fresh child process so its peak RSS is its own. The scaling table gives the time per
 simulated element (matrix elements for the transposes, multiply-adds for the GEMM) from 256² to 8192², in CPU
 seconds of the process (less disturbed than wall time when other jobs share the cores; the load average is
-printed too), the least of ``--repeat`` launches in that process (default 3 up to 2048², 2 above; ``--repeat 1``
-shows each process's first launch). A row passes when every size is within ±30% of the row's median time per
-element (issue 18's "constant within ±30%").
+printed too), the least of ``--repeat`` launches in that process (default 10 up to 512² elements, 3 up to 2048²,
+2 above; ``--repeat 1`` shows each process's first launch). A row passes when every size is within ±30% of the
+row's median time per element (issue 18's "constant within ±30%").
 """
 from __future__ import annotations
 
@@ -37,10 +37,11 @@ QUICK_SIZES = {"copy": (256, 1024, 2048), "naive": (256, 1024, 2048), "tiled": (
 TOLERANCE = 0.30     # every size within ±30% of the row's median time per element
 
 
-def repeats(n: int) -> int:
-    """Launches per size in the scaling table (the least CPU time is kept): --repeat, else 3 up to 2048², 2 above."""
+def repeats(elements: int) -> int:
+    """Launches per size in the scaling table (the least CPU time is kept): --repeat, else 10 up to 512² elements
+    (a few milliseconds each, easily disturbed by other jobs), 3 up to 2048², 2 above."""
     r = _option("--repeat")
-    return int(r) if r else (3 if n <= 2048 else 2)
+    return int(r) if r else (10 if elements <= 512 ** 2 else 3 if elements <= 2048 ** 2 else 2)
 
 
 def spread(per: list[float]) -> tuple[float, float, float, bool]:
@@ -97,7 +98,7 @@ def _scale(kernel: str, api: str, n: int) -> dict:
         from labsim import cuda
         program = cuda.compile(bench_kernels.CUDA_SRC, "bench_kernels.cu")
     best = None
-    for _ in range(repeats(n)):
+    for _ in range(repeats(bench_kernels.elements(kernel, n))):
         times = {}
         _, ok = bench_kernels.run(kernel, api, n, program, times=times)
         assert ok, f"{kernel} {api} {n}: wrong result"
