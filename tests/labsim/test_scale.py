@@ -164,3 +164,12 @@ def test_first_launch_of_a_process_does_not_fault_its_temporaries_in():
     tuned, untuned = faults("1"), faults("0")
     assert untuned > 5000                     # the launch allocates enough for the problem to show
     assert tuned < untuned / 5
+
+
+def test_bench_row_passes_only_within_30_percent_of_its_median():
+    import bench
+    med, ratio, dev, ok = bench.spread([100.0, 80.0, 120.0, 90.0])
+    assert (med, ok) == (95.0, True) and ratio == pytest.approx(120 / 80) and dev == pytest.approx(120 / 95 - 1)
+    assert not bench.spread([100.0, 80.0, 125.0, 90.0])[3]                            # 125 is 31.6% above 95
+    assert bench.spread([100.0, 100.0, 69.0])[2:] == (pytest.approx(-0.31), False)   # 69 is 31% below 100
+    assert not bench.spread([40.0, 40.0, 40.0, 79.0, 80.0])[3]                        # the brief's failing row shape
