@@ -70,11 +70,13 @@ class Edit:
     submission_line: int
     regions: tuple[str, ...] = ()
 
-    def describe(self, labels: dict[str, str]) -> str:
+    def describe(self, labels: dict[str, str], template_offset: int = 0) -> str:
+        """In Chinese; ``template_offset``: lines above the template's first line where the student sees it
+        (the exercise cell's %%writefile line); submission lines are already in the student's numbering."""
         where = "、".join(labels.get(r, r) for r in self.regions)
         where = f"（{where}）" if where else ""
         if self.op == "delete":
-            return f"删除了模板第 {self.template_line} 行的 `{self.old}`{where}"
+            return f"删除了模板第 {self.template_line + template_offset} 行的 `{self.old}`{where}"
         if self.op == "insert":
             return f"第 {self.submission_line} 行加入了 `{self.new}`{where}"
         return f"第 {self.submission_line} 行把 `{self.old}` 改成了 `{self.new}`{where}"

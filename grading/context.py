@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import sim
+from .numbering import FILE, Numbering
 from .sim import Case, RunRecord
 from .spec import Exercise
 
@@ -12,11 +13,18 @@ class RunContext:
     """Runs are memoised per (case, schedule), so checks that look at the same case share one run.
 
     ``looked`` counts the runs checks have looked at, so that a check that saw none can be failed.
+
+    ``numbering`` and ``line_map`` (template line -> the student's line, already in that numbering) say which
+    line numbers messages show: the runs' errors come in it, and a check names a template line to the student
+    as ``ctx.shown_line(line)``.
     """
 
     def __init__(self, exercise: Exercise, program: Any, cases: dict[str, list[Case]], *,
-                 value: int | None, blank: str) -> None:
+                 value: int | None, blank: str, numbering: Numbering = FILE,
+                 line_map: dict[int, int] | None = None) -> None:
         self.exercise = exercise
+        self.numbering = numbering
+        self.line_map = dict(line_map or {})
         self.program = program
         self._cases = cases
         self.value = value
@@ -26,6 +34,10 @@ class RunContext:
 
     def __repr__(self) -> str:
         return f"RunContext({self.exercise.id}, blank={self.blank!r}, runs={len(self._runs)})"
+
+    def shown_line(self, template_line: int) -> int:
+        """The line the student sees for a template line (their file's or their cell's numbering)."""
+        return self.line_map.get(template_line, template_line + self.numbering.offset)
 
     def cases(self, kind: str) -> list[Case]:
         return list(self._cases.get(kind, []))
@@ -40,7 +52,7 @@ class RunContext:
     def run(self, case: Case, schedule: str = "lockstep") -> RunRecord:
         key = (case.id, schedule)
         if key not in self._runs:
-            self._runs[key] = run_exercise(self.exercise, self.program, case, schedule)
+            self._runs[key] = run_exercise(self.exercise, self.program, case, schedule, self.numbering)
         self.looked += 1
         return self._runs[key]
 
@@ -53,10 +65,12 @@ class RunContext:
         return runs
 
 
-def run_exercise(ex: Exercise, program: Any, case: Case, schedule: str = "lockstep") -> RunRecord:
-    """One run of ``program`` on ``case``, called as the exercise says, its focus instructions kept."""
+def run_exercise(ex: Exercise, program: Any, case: Case, schedule: str = "lockstep",
+                 numbering: Numbering = FILE) -> RunRecord:
+    """One run of ``program`` on ``case``, called as the exercise says, its focus instructions kept; an error's
+    message gives its line in ``numbering``."""
     return sim.run_case(program, ex.config["host_function"], ex.call(case), case, focus=ex.focus,
-                        schedule=schedule)
+                        schedule=schedule, numbering=numbering)
 
 
 def compile_exercise(ex: Exercise, blank_text: str) -> Any:

@@ -17,6 +17,7 @@ from . import sim
 from .checks import CheckSpec, Outcome
 from .conformance import check_conformance
 from .context import RunContext
+from .numbering import Numbering
 from .nvcc import nvcc_compile
 from .receipt import make_receipt, saved_check, verify
 from .results import SubmissionResult, TestResult
@@ -54,12 +55,14 @@ def step_conformance(st: GradeState) -> None:
     if st.blocked:
         return
     ex = st.exercise
-    conf = check_conformance(ex.template, st.submission.source, blank=ex.blank, names=ex.names,
+    numbering = st.submission.numbering
+    # the source padded to the student's numbering: edits, the blank's tokens and line_map count lines as shown
+    conf = check_conformance(ex.template, numbering.source(st.submission.source), blank=ex.blank, names=ex.names,
                              regions=ex.regions, value_range=ex.value_range(), rules=ex.blank_rules)
     st.conformance = conf
     st.result.blank, st.result.value = conf.blank_text or None, conf.value
     labels = ex.region_labels
-    edits = [e.describe(labels) for e in conf.edits]
+    edits = [e.describe(labels, numbering.offset) for e in conf.edits]
     if conf.problem:
         st.blocked = conf.problem
         st.result.problem = conf.problem
@@ -105,7 +108,7 @@ def step_compile(st: GradeState) -> None:
         source = st.exercise.fill(str(value)) if value is not None else st.graded_source
         st.program = sim.compile_source(source, st.exercise.target_name)
     except LabsimError as e:
-        st.blocked = f"labsim 无法编译这份代码：{e}"
+        st.blocked = f"labsim 无法编译这份代码：{st.submission.numbering.error(e)}"
         st.result.problem = st.blocked
     except SimUnavailable:
         st.blocked = "这个环境里没有 labsim.cuda（CUDA C 前端），检查无法运行：请联系老师（不是你的问题）。"
@@ -148,14 +151,17 @@ def _run_checks(st: GradeState, specs: list[CheckSpec], ctx: RunContext | None, 
     return out
 
 
-def public_context(ex: Exercise, program: Any, value: int | None, blank: str) -> RunContext:
-    return RunContext(ex, program, ex.public_module.cases(), value=value, blank=blank)
+def _context(st: GradeState, cases: dict) -> RunContext:
+    """A RunContext whose messages use the line numbers the student sees."""
+    line_map = st.conformance.line_map if st.conformance else {}
+    return RunContext(st.exercise, st.program, cases, value=st.result.value, blank=st.result.blank or "",
+                      numbering=st.submission.numbering, line_map=line_map)
 
 
 def step_public(st: GradeState) -> None:
     ctx = None
     if not st.blocked:
-        ctx = public_context(st.exercise, st.program, st.result.value, st.result.blank or "")
+        ctx = _context(st, st.exercise.public_module.cases())
         st.public_ctx = ctx
     tests = _run_checks(st, st.exercise.public_checks, ctx, hidden=False)
     st.result.tests.extend(tests)
@@ -170,7 +176,7 @@ def step_hidden(st: GradeState) -> None:
         secret = st.options.secret or ex.secret or ""
         seed = case_seed(secret, ex.id, st.result.name)
         cases = ex.hidden_module.cases(np.random.default_rng(seed))
-        ctx = RunContext(ex, st.program, cases, value=st.result.value, blank=st.result.blank or "")
+        ctx = _context(st, cases)
         st.hidden_ctx = ctx
         st.result.instructor["cases"] = [f"{c.id} {c.label} seed={c.seed}" for k in cases.values() for c in k]
     st.result.tests.extend(_run_checks(st, ex.hidden_checks, ctx, hidden=True))
@@ -206,7 +212,10 @@ def step_receipt(st: GradeState) -> None:
     fresh, expected = [], make_receipt(ex.id, sub.source, [], ex.fingerprint())
     if saved is not None and saved.receipt is not None:
         from .public import printed_lines          # the re-run the saved output is compared with
-        fresh, _ = printed_lines(sub.source, ex)
+        # in the line numbering the saved output says it used (the notebook cell's, or the file's when the
+        # check ran from a terminal); any other change to it is an edit like any other
+        said = next((n for n in map(Numbering.parse, saved.lines, [ex.target_name] * len(saved.lines)) if n), None)
+        fresh, _ = printed_lines(sub.source, ex, said or sub.numbering)
         expected = make_receipt(ex.id, sub.source, fresh, ex.fingerprint())
     st.receipt = verify(saved, expected, fresh)
     st.result.instructor["receipt"] = st.receipt.status
@@ -214,6 +223,13 @@ def step_receipt(st: GradeState) -> None:
         st.result.instructor["needs_rerun"] = True
     if st.receipt.status != "none":
         st.result.notes.append(st.receipt.message)
+
+
+def step_numbering(st: GradeState) -> None:
+    """A notebook's feedback counts lines as its exercise cell shows them: say so (a .cu keeps its own)."""
+    n = st.submission.numbering
+    if st.submission.kind == "ipynb" and n.offset:
+        st.result.notes.append(n.statement())
 
 
 def step_vetoes(st: GradeState) -> None:
@@ -227,7 +243,7 @@ def step_manual(st: GradeState) -> None:
 
 STEPS: list[Callable[[GradeState], None]] = [
     step_extract, step_conformance, step_nvcc, step_compile, step_public, step_hidden, step_gpu, step_receipt,
-    step_vetoes, step_manual,
+    step_numbering, step_vetoes, step_manual,
 ]
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .numbering import FILE, Numbering
 from .pipeline import run_public
 from .receipt import TITLE, make_receipt
 from .results import TestResult
@@ -48,6 +49,8 @@ class InstrRow:
     conflicts: int
     focus: str | None = None
     lanes: str = ""                # one warp's lane -> bank / sector map ("" when labsim kept no sample)
+    map_svg: str = ""              # the same warp as a lanes x banks / sectors grid (grading.checkview)
+    ideal: float = 0.0             # the least cost per request for the bytes asked (0: unknown)
 
     @property
     def per_request(self) -> float:
@@ -80,12 +83,14 @@ class CheckReport:
     samples: dict[str, Any] = field(default_factory=dict)
     # what the student's source as written (edits outside the blank kept) does on labsim; never graded
     edited: list[str] = field(default_factory=list)
-    # the source view of _repr_html_: the student's file and its memory instructions (first public case)
+    # the source view of html(): the student's file and its memory instructions (first public case)
     source_lines: list[str] = field(default_factory=list)
     instr_rows: list[InstrRow] = field(default_factory=list)
     # check(shape=...): the verdict of the run on the student's own sizes, printed after the receipt (the
     # receipt binds the public cases only, so a saved output re-runs the same with or without a shape)
     shape_lines: list[str] = field(default_factory=list)
+    # which line numbers every line number above is in (the notebook cell's or the file's), printed once
+    numbering: Numbering = FILE
 
     def __repr__(self) -> str:
         passed = sum(c.status == "passed" for c in self.checks)
@@ -104,6 +109,8 @@ class CheckReport:
         if self.blank is not None:
             lines.append(f"填空：{self.blank}" + (f" = {self.value}" if self.value is not None else ""))
         lines.append(f"结论：{self.verdict}")
+        if self.problem != "missing":
+            lines.append(self.numbering.statement())
         for c in self.checks:
             lines.append(f"  {'✅' if c.status == 'passed' else '❌'} {c.name}：{c.output}")
         for n in self.notes:
@@ -121,7 +128,8 @@ class CheckReport:
             lines.append(self.heatmap_summary)
         return "\n".join(lines).splitlines()
 
-    def _repr_markdown_(self) -> str:
+    def markdown(self) -> str:
+        """The report as Markdown (a table of checks and of the per-line counters)."""
         out = [f"**{html.escape(self.exercise)} 公开检查**：{html.escape(self.verdict)}", ""]
         if self.blank is not None:
             out += [f"填空：`{self.blank}`" + (f" = {self.value}" if self.value is not None else ""), ""]
@@ -150,68 +158,21 @@ class CheckReport:
         return "\n".join(out)
 
 
-    def _repr_html_(self) -> str:
-        """The notebook's view: verdict and notes as in the text, then the student's kernel as a source view
-        (one row per source line; requests, sectors or wavefronts per request and bank conflicts per memory
-        instruction, coloured by cost, the exercise's focus line highlighted, each instruction's lane map a
-        click away). print() and Gradescope keep the plain text."""
-        esc = html.escape
-        parts = [f"<div class='labsim-check'><p><b>{esc(self.exercise)} 公开检查</b>：{esc(self.verdict)}</p>"]
-        if self.blank is not None:
-            parts.append(f"<p>填空：<code>{esc(self.blank)}</code>"
-                         + (f" = {self.value}" if self.value is not None else "") + "</p>")
-        if self.checks:
-            parts.append("<ul>" + "".join(f"<li>{'✅' if c.status == 'passed' else '❌'} {esc(c.name)}：{esc(c.output)}</li>"
-                                          for c in self.checks) + "</ul>")
-        if self.notes:
-            parts.append("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in self.notes) + "</ul>")
-        if self.edited:
-            parts.append(f"<div style='border-left:4px solid #b58900;padding-left:8px'><b>{esc(self.edited[0])}</b>"
-                         f"<pre>{esc(chr(10).join(ln.strip() for ln in self.edited[1:]))}</pre></div>")
-        if self.instr_rows:
-            parts.append(self._source_view())
-        if self.receipt:
-            parts.append(f"<p><code>{esc(self.receipt)}</code></p>")
-        return "\n".join(parts) + "</div>"
+    def html(self) -> str:
+        """The notebook's view (grading.checkview): verdict and notes as in the text, then the student's kernel
+        as a source view with each instruction's lane map a click away."""
+        from .checkview import report_html
+        return report_html(self)
 
-    def _source_view(self) -> str:
-        esc = html.escape
-        by_line: dict[int, list[InstrRow]] = {}
-        for r in self.instr_rows:
-            by_line.setdefault(r.line, []).append(r)
-        worst = max((r.per_request for r in self.instr_rows), default=0.0) or 1.0
-        first, last = min(by_line), max(by_line)
-        lo = max(1, first - 3)
-        hi = min(len(self.source_lines), last + 3)
-        head = ("<tr><th>行</th><th>代码</th><th>指令</th><th>requests</th><th>sectors/request</th>"
-                "<th>wavefronts/request</th><th>bank conflicts</th></tr>")
-        rows = []
-        for n in range(lo, hi + 1):
-            code = esc(self.source_lines[n - 1]) if n <= len(self.source_lines) else ""
-            instrs = by_line.get(n, [])
-            flagged = next((r.focus for r in instrs if r.focus), None)
-            # colour by the line's most expensive instruction: per-request cost relative to the worst line
-            heat = max((r.per_request for r in instrs), default=0.0) / worst
-            style = f"background:rgba(220,50,47,{0.08 + 0.5 * heat:.2f});" if instrs else ""
-            if flagged:
-                style += "outline:2px solid #268bd2;"
-            cells = {k: [] for k in ("what", "req", "sec", "wf", "conf")}
-            for r in instrs:
-                what = f"{r.space} {r.op} {esc(r.array)}" + (f" ◀ {esc(r.focus)}" if r.focus else "")
-                if r.lanes:
-                    what = (f"<details><summary>{what}</summary><pre style='margin:0'>{esc(r.lanes)}</pre>"
-                            "</details>")
-                cells["what"].append(what)
-                cells["req"].append(str(r.requests))
-                per = f"{r.per_request:.2f}".rstrip("0").rstrip(".")
-                cells["sec"].append(per if r.space == "global" else "")
-                cells["wf"].append(per if r.space == "shared" else "")
-                cells["conf"].append(str(r.conflicts) if r.space == "shared" else "")
-            td = "".join(f"<td class='{k}'>{'<br>'.join(v)}</td>" for k, v in cells.items())
-            rows.append(f"<tr id='L{n}' style='{style}'><td class='line'>{n}</td>"
-                        f"<td><pre style='margin:0'>{code}</pre></td>{td}</tr>")
-        return (f"<p>你的内核（{esc(self.counters_case)}；点开指令看一个 warp 的 lane → bank / sector）：</p>"
-                f"<table style='border-collapse:collapse;font-size:90%'>{head}{''.join(rows)}</table>")
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        # text/html in Jupyter and nbconvert, a raw-HTML block under Quarto; the plain text is the check's
+        from labsim.console import html_bundle
+        return html_bundle(self.html(), self.text())
+
+    def show(self) -> None:
+        """Display the report again (the HTML view in a notebook, the text elsewhere)."""
+        from .checkview import show
+        show(self)
 
 
 def _load(path: Path, ex) -> Submission:
@@ -244,7 +205,7 @@ MAX_SHAPE_ELEMENTS = 512 * 512   # a case the simulator runs in seconds
 
 
 def check(path: str | Path | None = None, exercise: str | None = None, *, shape: Any = None,
-          quiet: bool = False) -> CheckReport:
+          quiet: bool = False, cell_lines: int | None = None) -> CheckReport:
     """Run the public checks on the student's file; prints the report unless ``quiet``; never raises on
     student mistakes (an unfilled blank, a syntax error, a missing file, a bad ``shape`` give a Chinese message).
 
@@ -254,7 +215,11 @@ def check(path: str | Path | None = None, exercise: str | None = None, *, shape:
     ``shape`` also runs the student's kernel on sizes of one's own choosing: a tuple in the order of the first
     public case's sizes (``(65, 45)`` for lesson 9's M, N) or a dict of them. Its verdict and the focus
     instructions' counts are printed after the receipt (``report.shape_lines``), which binds the public cases
-    only."""
+    only.
+
+    Line numbers are the notebook cell's when the file was written by a ``%%writefile`` cell of this Jupyter
+    session (found in its input history; ``cell_lines`` = the lines above the file's first line overrides
+    it), else the file's; the report says which."""
     try:
         ex = resolve(exercise, path)
     except SpecError as e:
@@ -265,17 +230,51 @@ def check(path: str | Path | None = None, exercise: str | None = None, *, shape:
                           problem="missing")
         rep.receipt = make_receipt(ex.id, None, rep.body_lines(), ex.fingerprint()).line()
     else:
-        rep = _build(_load(p, ex), ex, str(p), shape)
+        sub = _load(p, ex)
+        if sub.kind == "cu":
+            offset = cell_lines if cell_lines is not None else writefile_offset(p)
+            if offset is not None:
+                sub.numbering = Numbering(sub.numbering.offset + offset, True, p.name)
+        rep = _build(sub, ex, str(p), shape)
     if not quiet:
-        print(rep.text())
+        rep.show()              # the HTML view in a notebook, the text in a terminal
     return rep
 
 
-def printed_lines(source: str, ex) -> tuple[list[str], str]:
+def printed_lines(source: str, ex, numbering: Numbering = FILE) -> tuple[list[str], str]:
     """What the check cell prints for ``source`` after its title line, and the receipt line: the grader's
     re-run that a saved check output is compared with (a bare submission, so no grader notes creep in)."""
-    rep = _build(Submission("check", None, "cu", source=source), ex, "")
+    rep = _build(Submission("check", None, "cu", source=source, numbering=numbering), ex, "")
     return rep.body_lines(), rep.receipt or ""
+
+
+def writefile_offset(path: Path) -> int | None:
+    """The lines above the file's first line in the notebook cell that wrote it: the last ``%%writefile`` cell
+    for this file in the running IPython session whose body is the file's text now (None: not written so,
+    or not in IPython)."""
+    import sys
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    history = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None)
+    if not history:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+        target = path.resolve()
+    except (OSError, UnicodeDecodeError):
+        return None
+    from .source import cell_header_lines
+    for cell in reversed(history[-200:]):
+        n = cell_header_lines(cell)
+        if not n:
+            continue
+        magic = cell.splitlines()[n - 1].split()
+        named = [w for w in magic[1:] if not w.startswith("-")]      # %%writefile [-a] FILE
+        if not named or Path(named[-1].strip("'\"")).expanduser().resolve() != target:
+            continue
+        body = "".join(cell.splitlines(keepends=True)[n:])
+        return n if body.rstrip("\n") == text.rstrip("\n") else None
+    return None
 
 
 def _shape_sizes(shape: Any, template: Case) -> tuple[dict[str, int] | None, str | None]:
@@ -309,7 +308,11 @@ def _shape_lines(ctx, ex, shape: Any) -> list[str]:
     if run.error:
         lines = [f"你指定的 {shown} 输入运行出错：{run.error}"]
     elif run.race_count:
-        lines = [f"你指定的 {shown} 输入有数据竞争：{run.races[0] if run.races else run.race_count}"]
+        r = run.races[0] if run.races else None
+        what = (f"{r.kind} __shared__ {_element(r)}，第 {ctx.shown_line(r.first_line)} 行与第 "
+                f"{ctx.shown_line(r.second_line)} 行" if r is not None and r.first_line and r.second_line
+                else f"{run.race_count} 处")
+        lines = [f"你指定的 {shown} 输入有数据竞争：{what}"]
     elif not run.correct:
         lines = [f"你指定的 {shown} 输入结果错误：{run.wrong} 个元素与参考结果不同（其中 {run.unwritten} 个从未写入）。"]
     else:
@@ -325,6 +328,7 @@ def _shape_lines(ctx, ex, shape: Any) -> list[str]:
 def _build(sub: Submission, ex, path: str, shape: Any = None) -> CheckReport:
     p = path
     st = run_public(sub, ex)
+    numbering = sub.numbering
     res = st.result
     checks = [t for t in res.tests if "public" in t.tags]
     notes = list(res.notes)
@@ -333,6 +337,7 @@ def _build(sub: Submission, ex, path: str, shape: Any = None) -> CheckReport:
         notes.insert(0, conf_test.output)
     if st.blocked:
         rep = CheckReport(str(p), ex.id, False, st.blocked, res.blank, res.value, [], notes, st.blocked)
+        rep.numbering = numbering
         rep.receipt = make_receipt(ex.id, sub.source, rep.body_lines(), ex.fingerprint()).line()
         return rep
     passed = sum(c.status == "passed" for c in checks)
@@ -344,14 +349,15 @@ def _build(sub: Submission, ex, path: str, shape: Any = None) -> CheckReport:
     if conf_test is not None and conf_test.status == "failed":
         verdict += "注意：你在填空之外改了代码，这些改动不会被评分（见说明）。"
     rep = CheckReport(str(p), ex.id, passed == len(checks), verdict, res.blank, res.value, checks, notes)
+    rep.numbering = numbering
     if conf_test is not None and conf_test.status == "failed" and sub.source:
-        rep.edited = edited_version(sub.source, ex, st.result.value, st.result.blank or "")
+        rep.edited = edited_version(sub.source, ex, st.result.value, st.result.blank or "", numbering)
     ctx = st.public_ctx
     if ctx is not None and ctx.all_cases():
         run = ctx.run(ctx.all_cases()[0])         # the first public case shows the counters
         rep.counters_case = f"{run.case.shape_text('×')} 输入"
         rep.counters = _counters(run, st, ex)
-        rep.source_lines = (st.submission.source or "").splitlines()
+        rep.source_lines = numbering.source(st.submission.source or "").splitlines()
         rep.instr_rows = _instr_rows(run, st, ex)
         rep.samples = {f.id: run.sample(f.id) for f in ex.focus}
         hm = ex.heatmap_focus
@@ -367,13 +373,14 @@ def _build(sub: Submission, ex, path: str, shape: Any = None) -> CheckReport:
 EDITED_TITLE = "你修改后的版本（不计分）"
 
 
-def edited_version(source: str, ex, value: int | None, blank: str) -> list[str]:
+def edited_version(source: str, ex, value: int | None, blank: str, numbering: Numbering = FILE) -> list[str]:
     """What the student's source as written (edits outside the blank kept) does on labsim, in the check's
     lines: races with both source lines, wrong elements under the adversarial schedule, out-of-bounds
     accesses. Only shown; the graded source is always the template plus the blank. labsim interprets the
     code under its own step and size limits, so an edited loop that never ends gives a message, not a hang."""
     from .context import RunContext
     from .sim import LabsimError, SimUnavailable, compile_source
+    source = numbering.source(source)          # compiled as shown: every line it reports is the student's
     src_lines = source.splitlines()
 
     def at(line: int | None) -> str:
@@ -383,7 +390,7 @@ def edited_version(source: str, ex, value: int | None, blank: str) -> list[str]:
 
     head = f"{EDITED_TITLE}：按你写的代码（含填空之外的改动）在 labsim 上运行，只供观察："
     try:
-        program = compile_source(source, ex.target_name)
+        program = compile_source(source, numbering.where if numbering.cell else ex.target_name)
     except (LabsimError, SimUnavailable) as e:
         return [head, f"  labsim 无法编译你修改后的版本：{e}"]
     except Exception as e:  # only an illustration: a front-end bug must not break the check cell
@@ -412,11 +419,26 @@ def edited_version(source: str, ex, value: int | None, blank: str) -> list[str]:
                            + ("。" if example_shown else "，例如："))
                 for r in [] if example_shown else rec.races[:2]:
                     v = verbs.get(r.kind, ("访问", "访问"))
-                    out.append(f"    {r.kind} __shared__ {r.array}[{r.index}]，block {tuple(r.block)}："
+                    out.append(f"    {r.kind} __shared__ {_element(r)}，block {tuple(r.block)}："
                                f"线程 {tuple(r.first_thread)} 在{at(r.first_line)} {v[0]}，"
                                f"线程 {tuple(r.second_thread)} 在{at(r.second_line)} {v[1]}")
                 example_shown = True
     return out
+
+
+def _element(race: Any) -> str:
+    """The shared element a race is on, as C names it (``tile[1][0]``)."""
+    return getattr(race, "element", None) or f"{race.array}[{race.index}]"
+
+
+def _ideal(s: Any) -> float:
+    """Least cost per request: conflict-free wavefronts (shared), the requested bytes in whole 32-byte sectors
+    (global: 4 for a warp of floats)."""
+    if not s.requests:
+        return 0.0
+    if s.space == "shared":
+        return (s.cost - s.conflicts) / s.requests
+    return max(1.0, getattr(s, "bytes_requested", 0) / 32 / s.requests)
 
 
 def _instr_rows(run, st, ex) -> list[InstrRow]:
@@ -429,19 +451,23 @@ def _instr_rows(run, st, ex) -> list[InstrRow]:
         where = (f"block {tuple(int(v) for v in s.sample.block)} warp {s.sample.warp} lane 0..31 → "
                  f"{'sector' if s.space == 'global' else 'bank'}：") if s.sample is not None else ""
         lanes = where + _lanes(s.sample) if s.sample is not None else ""
-        rows.append(InstrRow(line_map.get(s.line, s.line), s.space, s.op, s.array, int(s.requests), int(s.cost),
-                             int(s.conflicts), focus, lanes))
+        from .checkview import lane_map_svg
+        svg = lane_map_svg(s.sample) if s.sample is not None else ""
+        shown = line_map.get(s.line, s.line + st.submission.numbering.offset)
+        rows.append(InstrRow(shown, s.space, s.op, s.array, int(s.requests), int(s.cost),
+                             int(s.conflicts), focus, lanes, svg, _ideal(s)))
     return rows
 
 
 def _counters(run, st, ex) -> list[LineCounters]:
-    src_lines = (st.submission.source or "").splitlines()
+    src_lines = st.submission.numbering.source(st.submission.source or "").splitlines()
     line_map = st.conformance.line_map if st.conformance else {}
     labels = {f.line: f.label for f in ex.focus}
     out = []
     for tline, metrics in sorted((k, v) for k, v in run.by_line.items() if k is not None):
-        sline = line_map.get(tline, tline)
-        text = src_lines[sline - 1] if 0 < sline <= len(src_lines) else ex.template.splitlines()[tline - 1]
+        sline = line_map.get(tline, tline + st.submission.numbering.offset)
+        text = src_lines[sline - 1] if 0 < sline <= len(src_lines) and src_lines[sline - 1].strip() \
+            else ex.template.splitlines()[tline - 1]
         shown = {k: int(v) for k, v in metrics.items() if k != "races"}
         out.append(LineCounters(sline, tline, text, shown, labels.get(tline)))
     return out

@@ -204,17 +204,18 @@ def _compare(out: Output) -> tuple[int, int]:
 
 
 def run_case(program: Any, host_function: str, call: Call, case: Case, *, focus: tuple[Focus, ...] = (),
-             schedule: str = "lockstep") -> RunRecord:
-    """Run ``host_function(*call.args)`` and compare every output of ``call`` with its reference."""
+             schedule: str = "lockstep", numbering: Any = None) -> RunRecord:
+    """Run ``host_function(*call.args)`` and compare every output of ``call`` with its reference; an error's
+    message gives its line in ``numbering`` (a grading.numbering.Numbering; None: the source's own)."""
     rec = RunRecord(case, schedule)
     kwargs = {"schedule": schedule} if schedule != "lockstep" and _accepts(program.call, "schedule") else {}
     t0 = time.perf_counter()
     try:
         result = program.call(host_function, *call.args, **kwargs)
     except OutOfBoundsError as e:
-        rec.error_kind, rec.error = "oob", str(e)
+        rec.error_kind, rec.error = "oob", numbering.error(e) if numbering else str(e)
     except LabsimError as e:
-        rec.error_kind, rec.error = "sim", str(e)
+        rec.error_kind, rec.error = "sim", numbering.error(e) if numbering else str(e)
     except Exception as e:  # the simulator itself failed: the grader's problem, reported as such
         rec.error_kind, rec.error = "internal", f"{type(e).__name__}: {e}"
     rec.seconds = time.perf_counter() - t0

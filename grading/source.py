@@ -12,6 +12,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .numbering import FILE, Numbering
 from .spec import Exercise
 
 CU_SUFFIXES = (".cu", ".cuh", ".txt")
@@ -41,6 +42,7 @@ class Submission:
     exercise_output: int | None = None                              # index of the exercise cell in outputs
     graded_file: str | None = None                                  # in a folder: the file graded
     notes: list[str] = field(default_factory=list)
+    numbering: Numbering = FILE                                     # the line numbers the student sees
 
     def __repr__(self) -> str:
         state = self.problem_kind or ("ok" if self.source is not None else "empty")
@@ -135,18 +137,25 @@ def read_cu(path: Path, ex: Exercise, name: str | None = None) -> Submission:
     if not text.strip():
         return _fail(sub, "empty", f"{path.name} 是空文件：请提交练习单元格里填好的代码。")
     sub.source = strip_cell_header(text, ex)
+    sub.numbering = Numbering(cell_header_lines(text), False, path.name)
     return sub
 
 
-def strip_cell_header(text: str, ex: Exercise) -> str:
-    """Drop leading ``#|`` cell options and the ``%%writefile`` line, as the magic does."""
+def cell_header_lines(text: str) -> int:
+    """How many lines ``strip_cell_header`` drops: a cell's options and its ``%%writefile`` line (0: none)."""
     lines = text.splitlines(keepends=True)
     i = 0
     while i < len(lines) and (lines[i].lstrip().startswith("#|") or not lines[i].strip()):
         i += 1
     if i < len(lines) and lines[i].lstrip().startswith("%%writefile"):
-        return "".join(lines[i + 1:])
-    return text
+        return i + 1
+    return 0
+
+
+def strip_cell_header(text: str, ex: Exercise | None = None) -> str:
+    """Drop leading ``#|`` cell options and the ``%%writefile`` line, as the magic does."""
+    n = cell_header_lines(text)
+    return "".join(text.splitlines(keepends=True)[n:]) if n else text
 
 
 class _Malformed(Exception):
@@ -269,6 +278,7 @@ def read_notebook(path: Path, ex: Exercise, name: str | None = None) -> Submissi
     if "\0" in cell_text:
         return _fail(sub, "binary", f"{label} 的练习单元格含有 NUL 字符：请删掉它后重新保存。")
     sub.source = strip_cell_header(cell_text, ex)
+    sub.numbering = Numbering(cell_header_lines(cell_text), True, ex.target_name)
     code = [c for c in cells if c.get("cell_type") == "code"]
     sub.outputs = [_outputs_text(c) for c in code]
     sub.output_roles = [cell_role(c) for c in code]

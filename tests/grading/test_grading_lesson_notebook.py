@@ -35,6 +35,23 @@ def role(cell) -> str:
     return cell.get("metadata", {}).get("course_role", "")
 
 
+def plain_text(cell) -> str:
+    """What a cell printed or displayed as plain text."""
+    return "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in cell.outputs)
+
+
+def run_cells(nb, cells, tmp_path, monkeypatch):
+    """Run ``cells`` of ``nb`` in a real Jupyter kernel, as the student would; returns the executed copies."""
+    import nbformat
+    from nbclient import NotebookClient
+    mini = nbformat.v4.new_notebook(cells=[copy.deepcopy(c) for c in cells])
+    mini.metadata = copy.deepcopy(nb.metadata)
+    env_path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    monkeypatch.setenv("PYTHONPATH", env_path)          # the kernel imports this checkout's packages
+    NotebookClient(mini, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    return mini.cells
+
+
 @pytest.fixture(scope="module")
 def student_nb():
     nb = exercise_notebook()
@@ -76,8 +93,10 @@ def test_student_runs_check_and_grader_accepts_receipt(ex, student_nb, tmp_path,
     monkeypatch.setenv("PYTHONPATH", env_path)          # the kernel imports this checkout's packages
     NotebookClient(mini, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     check_cell.outputs = mini.cells[2].outputs
-    out_text = "".join(o.get("text", "") for o in check_cell.outputs)
+    out_text = plain_text(check_cell)
     assert "公开检查全部通过" in out_text and "receipt lesson09" in out_text
+    # in a notebook the check shows its HTML source view (the text stays the text/plain of the same output)
+    assert any("labsim-check" in o.get("data", {}).get("text/html", "") for o in check_cell.outputs)
     p = tmp_path / "alice.ipynb"
     nbformat.write(nb, str(p))
     res = grade_submission(p, ex, options=Options(nvcc="off"))
@@ -93,3 +112,41 @@ def test_student_runs_check_and_grader_accepts_receipt(ex, student_nb, tmp_path,
     nbformat.write(nb, str(p))
     res = grade_submission(p, ex, options=Options(nvcc="off"))
     assert [v.id for v in res.vetoes] == ["unrun_output"] and res.verdict == "fail"
+
+
+def test_broken_kernel_reports_the_cells_line_numbers(ex, student_nb, tmp_path, monkeypatch):
+    """#9 item 17: the student deletes __syncthreads() in the exercise cell; the check cell's races and
+    counters name the lines as the cell shows them (the %%writefile line is line 1), it says so, and the
+    grader accepts the saved output of that honest run."""
+    import re
+
+    import nbformat
+
+    from grading.pipeline import Options, grade_submission
+    nb = copy.deepcopy(student_nb)
+    ex_cell = next(c for c in nb.cells if role(c) == "exercise")
+    cell_lines = ex_cell.source.replace("______", "TILE_DIM + 1").splitlines()
+    assert cell_lines[0].startswith("%%writefile")
+    cell_lines = [ln for ln in cell_lines if ln.strip() != "__syncthreads();"]
+    ex_cell.source = "\n".join(cell_lines) + "\n"
+    # the lines a student reads in Jupyter's cell gutter (1-based, %%writefile is line 1)
+    store = next(i for i, ln in enumerate(cell_lines, 1) if "tile[threadIdx.y + j][threadIdx.x] =" in ln)
+    load = next(i for i, ln in enumerate(cell_lines, 1) if "= tile[threadIdx.x][threadIdx.y + j]" in ln)
+    setup = next(c for c in nb.cells if c.cell_type == "code" and "setup_lesson" in c.source)
+    check_cell = next(c for c in nb.cells if role(c) == "check")
+    done = run_cells(nb, [setup, ex_cell, check_cell], tmp_path, monkeypatch)
+    check_cell.outputs = done[2].outputs
+    text = plain_text(check_cell)
+    assert "行号：练习单元格里的行号" in text
+    race = next(ln for ln in text.splitlines() if ln.strip().startswith("RAW __shared__"))
+    assert re.findall(r"在第 (\d+) 行", race) == [str(store), str(load)], race
+    assert re.search(rf"第 {load} 行 .*← 转置读", text) or f"▶ 第 {load} 行" in text
+    html = next(o["data"]["text/html"] for o in check_cell.outputs if "text/html" in o.get("data", {}))
+    assert re.search(rf"<tr id='L{load}'[^>]*class='lc-focus'", html) and f"<tr id='L{store}'" in html
+    # the edited file itself still counts from its own first line (what nvcc would say)
+    assert Path("/tmp/09_transpose_tiled.cu").read_text().splitlines()[store - 2].strip().startswith("tile[")
+    p = tmp_path / "bob.ipynb"
+    nbformat.write(nb, str(p))
+    res = grade_submission(p, ex, options=Options(nvcc="off"))
+    assert res.instructor["receipt"] == "ok" and not res.vetoes, (res.instructor["receipt"], res.notes)
+    assert any(n.startswith("行号：练习单元格") for n in res.notes)

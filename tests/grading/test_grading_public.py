@@ -61,7 +61,7 @@ def test_student_mistakes_give_friendly_messages(ex, tmp_path, capsys, blank, wo
     out = capsys.readouterr().out
     assert not rep.ok and rep.heatmap is None and rep.receipt   # every printed verdict is bound by a receipt
     for w in words:
-        assert w in out and w in rep._repr_markdown_()
+        assert w in out and w in rep.markdown()
 
 
 def test_missing_file(tmp_path, capsys):
@@ -77,7 +77,7 @@ def test_edits_outside_blank_are_reported(ex, sim, tmp_path):
 def test_reprs(ex, sim, tmp_path):
     rep = check(write(tmp_path, fill(ex, "TILE_DIM + 2")), quiet=True)
     assert "ok=False" in repr(rep)
-    md = rep._repr_markdown_()
+    md = rep.markdown()
     assert "❌" in md and "◀ 转置读" in md and "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum" in md
 
 
@@ -131,7 +131,7 @@ def test_html_source_view_rows_carry_the_read_lines_counters(ex, tmp_path):
     import re
     src = fill(ex, "TILE_DIM")            # no padding: the transposed read is a 32-way bank conflict
     rep = check(write(tmp_path, src), quiet=True)
-    page = rep._repr_html_()
+    page = rep.html()
     case = ex.public_module.cases()[next(iter(ex.public_module.cases()))][0]
     # derived by hand from the launch: one request per warp per j-iteration (TILE_DIM / BLOCK_ROWS = 4)
     blocks = -(-case.M // 32) * -(-case.N // 32)
@@ -140,7 +140,7 @@ def test_html_source_view_rows_carry_the_read_lines_counters(ex, tmp_path):
     row = re.search(rf"<tr id='L{read}'[^>]*>(.*?)</tr>", page, re.S)
     assert row, f"no row for line {read}"
     cells = dict(re.findall(r"<td class='(\w+)'>(.*?)</td>", row.group(1), re.S))
-    assert "◀ 转置读" in cells["what"] and "outline" in row.group(0)       # the focus line is highlighted
+    assert "◀ 转置读" in cells["what"] and "lc-focus" in row.group(0)       # the focus line is highlighted
     assert cells["req"].split("<br>") == [str(requests)] * 2              # the shared load and the global store
     assert "32" in cells["wf"].split("<br>")                              # all 32 lanes in bank 0
     assert str(31 * requests) in cells["conf"].split("<br>")

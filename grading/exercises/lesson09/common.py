@@ -27,12 +27,12 @@ def conflict_outcome(ctx: RunContext, runs: list[RunRecord], *, show_shapes: boo
     data = {"read_conflicts": conflicts, "read_wavefronts_per_request": factor}
     if conflicts == 0:
         notes = padding_notes(ctx)
-        return Outcome(True, f"转置读（模板第 {line} 行）没有 bank conflict：{per}，"
+        return Outcome(True, f"转置读（第 {ctx.shown_line(line)} 行）没有 bank conflict：{per}，"
                              f"{SHARED_LD_CONFLICTS} = 0。", data=data, notes=notes)
     why = conflict_explanation(good[0].sample(READ), ctx.value, int(ex.config.get("element_bytes", 4)))
     # a hidden check must not reveal its inputs, and a total over hidden cases would hint at their sizes
     total = f"，{SHARED_LD_CONFLICTS} = {conflicts}" if show_shapes else ""
-    return Outcome(False, f"转置读（模板第 {line} 行）有 bank conflict：{per}{total}。{why}", data=data)
+    return Outcome(False, f"转置读（第 {ctx.shown_line(line)} 行）有 bank conflict：{per}{total}。{why}", data=data)
 
 
 def conflict_explanation(sample: Any, value: int | None, element_bytes: int = 4) -> str:
