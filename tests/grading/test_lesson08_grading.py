@@ -96,7 +96,7 @@ def test_student_fills_the_lesson_notebook_and_the_grader_accepts_it(ex8, tmp_pa
     errors = [o for c in run.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors, errors
     check = next(c for c in run.cells if role(c) == "check")
-    text = "".join(o.get("text", "") for o in check.outputs)
+    text = "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in check.outputs)
     assert "公开检查全部通过" in text and "receipt lesson08" in text
     assert any("image/png" in o.get("data", {}) for o in check.outputs), "the sector maps of the student's kernel"
     p = tmp_path / "lesson08.ipynb"
