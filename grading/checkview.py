@@ -81,7 +81,7 @@ def report_html(rep: "CheckReport") -> str:
     if rep.receipt:
         parts.append(f"<p class='lc-receipt'><code>{esc(rep.receipt)}</code></p>")
     if rep.shape_lines:
-        parts.append("<div class='lc-shape'><pre>" + esc("\n".join(rep.shape_lines)) + "</pre></div>")
+        parts.append(SHAPE_START + "<pre>" + esc("\n".join(rep.shape_lines)) + "</pre></div>")
     return "\n".join(parts) + "</div>"
 
 
@@ -96,6 +96,20 @@ def _heat(r: "InstrRow") -> str:
     import math
     x = min(1.0, math.log2(max(1.0, excess(r))) / 5)
     return f"rgba(220,50,47,{0.05 + 0.5 * x:.2f})" if x > 0 else "rgba(42,161,152,0.10)"
+
+
+SHAPE_START = "<div class='lc-shape'>"
+
+
+def bound_html(view: str) -> str:
+    """The part of a saved view the receipt binds: all but the check(shape=...) section (as in the text, the
+    receipt binds the public cases only)."""
+    start = view.find(SHAPE_START)
+    if start < 0:
+        return view.strip()
+    end = view.find("</div>", start)
+    head = view[:start].rstrip("\n")
+    return (head + view[end + len("</div>"):]).strip() if end >= 0 else head.strip()
 
 
 def source_view(rep: "CheckReport") -> str:

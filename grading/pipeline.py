@@ -19,7 +19,7 @@ from .conformance import check_conformance
 from .context import RunContext
 from .numbering import Numbering
 from .nvcc import nvcc_compile
-from .receipt import make_receipt, saved_check, verify
+from .receipt import ReceiptCheck, make_receipt, saved_check, verify
 from .results import SubmissionResult, TestResult
 from .sim import LabsimError, SimUnavailable
 from .source import Submission, load_submission
@@ -209,15 +209,22 @@ def step_receipt(st: GradeState) -> None:
         return
     ex = st.exercise
     saved = saved_check(sub.outputs, sub.output_roles, ex.id, sub.exercise_output)
-    fresh, expected = [], make_receipt(ex.id, sub.source, [], ex.fingerprint())
+    fresh, expected, again = [], make_receipt(ex.id, sub.source, [], ex.fingerprint()), None
     if saved is not None and saved.receipt is not None:
-        from .public import printed_lines          # the re-run the saved output is compared with
+        from .public import rerun                  # the re-run the saved output is compared with
         # in the line numbering the saved output says it used (the notebook cell's, or the file's when the
         # check ran from a terminal); any other change to it is an edit like any other
         said = next((n for n in map(Numbering.parse, saved.lines, [ex.target_name] * len(saved.lines)) if n), None)
-        fresh, _ = printed_lines(sub.source, ex, said or sub.numbering)
+        again = rerun(sub.source, ex, said or sub.numbering)
+        fresh = again.body_lines()
         expected = make_receipt(ex.id, sub.source, fresh, ex.fingerprint())
     st.receipt = verify(saved, expected, fresh)
+    if st.receipt.status == "ok" and again is not None and saved.cell < len(sub.outputs_html):
+        from .checkview import bound_html          # the HTML view a notebook shows is bound like the text
+        views = sub.outputs_html[saved.cell]
+        if any(bound_html(v) != bound_html(again.html()) for v in views):
+            st.receipt = ReceiptCheck("edited", f"检查单元格（第 {saved.cell + 1} 个代码单元格）保存的网页视图（HTML）"
+                                                "与这份代码重新运行的结果不一致：输出在运行之后被改动过。")
     st.result.instructor["receipt"] = st.receipt.status
     if st.receipt.needs_rerun:
         st.result.instructor["needs_rerun"] = True

@@ -241,10 +241,15 @@ def check(path: str | Path | None = None, exercise: str | None = None, *, shape:
     return rep
 
 
+def rerun(source: str, ex, numbering: Numbering = FILE) -> CheckReport:
+    """The check cell's report for ``source``: the grader's re-run that a saved check output (its text and
+    its HTML view) is compared with (a bare submission, so no grader notes creep in)."""
+    return _build(Submission("check", None, "cu", source=source, numbering=numbering), ex, "")
+
+
 def printed_lines(source: str, ex, numbering: Numbering = FILE) -> tuple[list[str], str]:
-    """What the check cell prints for ``source`` after its title line, and the receipt line: the grader's
-    re-run that a saved check output is compared with (a bare submission, so no grader notes creep in)."""
-    rep = _build(Submission("check", None, "cu", source=source, numbering=numbering), ex, "")
+    """What the check cell prints for ``source`` after its title line, and the receipt line."""
+    rep = rerun(source, ex, numbering)
     return rep.body_lines(), rep.receipt or ""
 
 

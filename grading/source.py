@@ -39,6 +39,7 @@ class Submission:
     answers: dict[str, str | None] = field(default_factory=dict)   # manual item id -> text (None: no cell)
     outputs: list[str] = field(default_factory=list)                # saved output text of code cells
     output_roles: list[str | None] = field(default_factory=list)    # each code cell's course_role
+    outputs_html: list[list[str]] = field(default_factory=list)     # each code cell's saved text/html outputs
     exercise_output: int | None = None                              # index of the exercise cell in outputs
     graded_file: str | None = None                                  # in a folder: the file graded
     notes: list[str] = field(default_factory=list)
@@ -281,10 +282,25 @@ def read_notebook(path: Path, ex: Exercise, name: str | None = None) -> Submissi
     sub.numbering = Numbering(cell_header_lines(cell_text), True, ex.target_name)
     code = [c for c in cells if c.get("cell_type") == "code"]
     sub.outputs = [_outputs_text(c) for c in code]
+    sub.outputs_html = [_outputs_html(c) for c in code]
     sub.output_roles = [cell_role(c) for c in code]
     sub.exercise_output = next(k for k, c in enumerate(code) if c is cell)
     sub.answers = extract_answers(cells, ex)
     return sub
+
+
+def _outputs_html(cell: dict) -> list[str]:
+    """The cell's saved ``text/html`` outputs (the check's source view is bound like its text)."""
+    found = []
+    outputs = cell.get("outputs")
+    for out in outputs if isinstance(outputs, list) else []:
+        data = out.get("data") if isinstance(out, dict) else None
+        if isinstance(data, dict) and "text/html" in data:
+            try:
+                found.append(_text_field(data["text/html"], "text/html"))
+            except _Malformed:
+                found.append("")
+    return found
 
 
 def _outputs_text(cell: dict) -> str:

@@ -185,3 +185,51 @@ def test_gradebook_shows_which_receipts_need_a_rerun(ex, sim, tmp_path, monkeypa
     write_gradebook(results, tmp_path / "g.csv")
     rows = list(csv.DictReader((tmp_path / "g.csv").open(encoding="utf-8")))
     assert [r["receipt"] for r in rows] == ["recheck (re-run needed)", "ok"]
+
+
+# ---- the HTML view a notebook shows is bound like the text ------------------------------------------------
+
+def grade_displayed(ex, tmp_path, code, *, edit=None, shape=None, cell_lines=1):
+    """A notebook whose check cell saved what check() displays in Jupyter: one display_data output, the text
+    as text/plain and the source view as text/html (``edit`` changes the HTML afterwards)."""
+    p = tmp_path / "run.cu"
+    p.write_text(code, encoding="utf-8")
+    rep = check(p, "lesson09", quiet=True, shape=shape, cell_lines=cell_lines)
+    view = rep.html()
+    if edit:
+        view = edit(view)
+    nb = notebook(code)
+    cell = next(c for c in nb.cells if "from grading import check" in c.source)
+    cell.outputs = [new_output("display_data", data={"text/plain": rep.text(), "text/html": view})]
+    path = write(nb, tmp_path / "student.ipynb")
+    return grade_submission(path, ex, options=Options(nvcc="off"))
+
+
+def check_view(tmp_path, code):
+    p = tmp_path / "run.cu"
+    p.write_text(code, encoding="utf-8")
+    return check(p, "lesson09", quiet=True, cell_lines=1).html()
+
+
+def test_displayed_view_is_ok_in_the_cells_numbering(ex, sim, tmp_path):
+    res = grade_displayed(ex, tmp_path, fill(ex, "TILE_DIM + 1"))
+    assert res.instructor["receipt"] == "ok" and not res.vetoes
+
+
+def test_displayed_view_with_a_shape_is_ok(ex, sim, tmp_path):
+    res = grade_displayed(ex, tmp_path, fill(ex, "TILE_DIM + 1"), shape=(65, 45))
+    assert res.instructor["receipt"] == "ok" and not res.vetoes
+
+
+@pytest.mark.parametrize("edit", [
+    lambda v: v.replace("公开检查通过 2/3，没通过的项目见下面的说明。", "公开检查全部通过（3/3）。"),   # what a TA reads
+    lambda v: re.sub(r"(<td class='wf'[^>]*>)32<", r"\g<1>1<", v, count=1),  # a counter of the source view
+])
+def test_edited_html_view_is_vetoed(ex, sim, tmp_path, edit):
+    code = fill(ex, "TILE_DIM")               # a 32-way conflict (public 2/3): the edits make it look better
+    honest = grade_displayed(ex, tmp_path, code)
+    assert honest.instructor["receipt"] == "ok"
+    assert edit(fill_view := check_view(tmp_path, code)) != fill_view        # the edit did change something
+    res = grade_displayed(ex, tmp_path, code, edit=edit)
+    assert res.instructor["receipt"] == "edited" and "unrun_output" in vetoes(res), res.notes
+    assert any("HTML" in n for n in res.notes)
