@@ -45,21 +45,37 @@ def generate(folder: Path, n: int, ex: Exercise | None = None) -> list[tuple[str
     blanks = bench.get("blanks") or [_solution_blank(ex)]
     old, new = bench.get("edit", ["", ""])
     folder.mkdir(parents=True, exist_ok=True)
+    saved: dict[str, dict] = {}
     for i in range(n):
         blank = blanks[i % len(blanks)]
         code = ex.template.replace(ex.blank, blank)
         if i % 17 == 5 and old:
             code = code.replace(old, new)
         if i % 4 == 3:
-            cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                    "source": f"#| course_role: exercise\n%%writefile {ex.config['target']}\n{code}"}
+            cell = {"cell_type": "code", "metadata": {"course_role": "exercise"}, "outputs": [], "execution_count": None,
+                    "source": f"%%writefile {ex.config['target']}\n{code}"}
             answers = [{"cell_type": "markdown", "metadata": {},
                         "source": f"### {m.headings[0]}\n\n**{m.marker}：**\n\n回答 {i}-{m.id}"} for m in ex.manual]
-            nb = {"cells": [cell, *answers], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+            # the check cell as Jupyter saves it (its text and HTML view), so grading re-runs it as for a class
+            nb = {"cells": [cell, _check_cell(ex, code, folder, saved), *answers], "metadata": {}, "nbformat": 4,
+                  "nbformat_minor": 5}
             (folder / f"s{i:04d}.ipynb").write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
         else:
             (folder / f"s{i:04d}.cu").write_text(code, encoding="utf-8")
     return discover([folder], ex)
+
+
+def _check_cell(ex: Exercise, code: str, folder: Path, saved: dict[str, dict]) -> dict:
+    """A check cell with the output check() displays in a notebook for ``code`` (computed once per code)."""
+    if code not in saved:
+        from .public import check
+        p = folder.parent / f"_check_{len(saved)}.cu"
+        p.write_text(code, encoding="utf-8")
+        rep = check(p, ex.id, quiet=True, cell_lines=1)
+        saved[code] = {"output_type": "display_data", "metadata": {},
+                       "data": {"text/plain": rep.text(), "text/html": rep.html()}}
+    return {"cell_type": "code", "metadata": {"course_role": "check"}, "execution_count": 2,
+            "source": f'from grading import check\nreport = check("{ex.config["target"]}")', "outputs": [saved[code]]}
 
 
 def time_one(ex: Exercise, repeats: int = 5) -> dict:
@@ -94,10 +110,13 @@ def time_batch(ex: Exercise, n: int, jobs: int) -> dict:
                              progress=sys.stderr.isatty())
         dt = time.perf_counter() - t
     verdicts: dict[str, int] = {}
+    receipts: dict[str, int] = {}
     for r in results:
         verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
+        if "receipt" in r.instructor:
+            receipts[r.instructor["receipt"]] = receipts.get(r.instructor["receipt"], 0) + 1
     return {"n": len(results), "jobs": jobs, "seconds": dt, "per_submission_s": dt / max(1, len(results)),
-            "verdicts": verdicts,
+            "verdicts": verdicts, "receipts": receipts,
             "peak_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
 
 
@@ -112,7 +131,7 @@ def run(n_batch: int = 200, jobs: int = 2, exercise: str | None = None) -> dict:
           "(target <= 10 s)")
     print(f"{'grading_batch':<22} {batch['seconds']:8.3f} s  {batch['n']} generated submissions, {batch['jobs']} "
           f"workers, {batch['per_submission_s']:.3f} s each, verdicts {batch['verdicts']}, worker peak RSS "
-          f"{batch['peak_rss_mib']:.0f} MiB (target <= 300 s)")
+          f"{batch['peak_rss_mib']:.0f} MiB, receipts re-checked {batch['receipts']} (target <= 300 s)")
     return {"one": one, "cold_cli_s": cold, "batch": batch}
 
 

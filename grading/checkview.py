@@ -188,7 +188,7 @@ def lane_map_svg(sample: Any) -> str:
         n = len(labels)
         xname, key = "sector（相对编号）", f"列：这个 warp 碰到的 {n} 个 32 字节 sector（按地址排序）"
     left, top = 34, 26
-    width, height = left + CELL * max(n, 1) + 6, top + CELL * 32 + 6
+    width, height = max(left + CELL * max(n, 1) + 16, 170), top + CELL * 32 + 6   # room for the axis titles
     out = [f"<svg class='lc-map' width='{width}' height='{height}' "
            f"viewBox='0 0 {width} {height}' role='img' aria-label='lane × {html.escape(xname)}'>",
            f"<text x='{left}' y='10' font-size='9'>{html.escape(xname)} →</text>",

@@ -1,0 +1,64 @@
+"""The check cell's source view on the built site (both renderers), in headless Chromium: shown as HTML (not
+as text, not through a CDN), its lane maps open with a click, and nothing on the page errors (issue 14).
+
+Lesson 9's answer branch runs the check on the reference solution (the source view with counters); its
+exercise branch runs it on the unfilled blank (a message, no counters)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_site_browser import ARTIFACTS, Opened, browser, site  # noqa: E402,F401  (fixtures)
+
+PAGE = "lessons/lesson09_transpose_tiled.html"
+
+
+def test_answer_page_shows_the_source_view_and_its_lane_maps(browser, site):  # noqa: F811
+    renderer, root, base = site
+    o = Opened(browser, base, f"answer/{PAGE}")
+    page = o.page
+    try:
+        views = page.locator(".labsim-check")
+        assert views.count() >= 2                      # the check cell and the reference's check
+        view = page.locator(".labsim-check:has(table.lc-src)").last
+        assert view.is_visible()
+        # the reference solution: the transposed read is the framed row, 1 wavefront per request, 0 conflicts
+        focus = view.locator("tr.lc-focus:has(details[open])").first
+        assert focus.locator("td.wf").inner_text().strip() == "1"
+        assert focus.locator("td.conf").inner_text().strip() == "0"
+        cells = focus.locator("svg.lc-map rect[data-lane]")
+        assert cells.count() == 32                      # one bank per lane of the sampled warp
+        banks = sorted(int(cells.nth(i).get_attribute("data-col")) for i in range(32))
+        assert banks == list(range(32))
+        # a closed instruction opens with a click and shows its map
+        closed = view.locator("details:not([open])").first
+        assert not closed.locator("svg.lc-map").is_visible()
+        closed.locator("summary").click()
+        assert closed.locator("svg.lc-map").is_visible()
+        # not the raw text: the view is HTML, and the text/plain copy is not shown beside it
+        assert "运行凭据 receipt lesson09" in view.inner_text()
+        assert page.locator("text=<div class='labsim-check'>").count() == 0
+        (ARTIFACTS / renderer).mkdir(parents=True, exist_ok=True)
+        view.screenshot(path=str(ARTIFACTS / renderer / "answer-lesson09-check-view.png"))
+        assert not o.outside, o.outside[:3]
+        assert not o.own_errors(), o.own_errors()[:3]
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("page_path", ["lessons/lesson09_transpose_tiled.html", "lessons/lesson08_transpose_naive.html",
+                                       "lessons/prelude/index.html"])
+def test_exercise_check_cells_show_the_view(browser, site, page_path):  # noqa: F811
+    renderer, root, base = site
+    if not (root / "_site" / "exercise" / page_path).exists():
+        pytest.skip(f"{page_path} not built")
+    o = Opened(browser, base, f"exercise/{page_path}")
+    try:
+        view = o.page.locator(".labsim-check").first
+        assert view.is_visible() and "公开检查" in view.inner_text()
+        assert not o.outside and not o.own_errors(), (o.outside[:3], o.own_errors()[:3])
+    finally:
+        o.page.close()
