@@ -27,13 +27,17 @@ STYLE = """<style>
 .labsim-check ul{margin:.2em 0 .4em 1.2em;padding:0}
 .labsim-check .lc-edited{border-left:4px solid #b58900;padding-left:8px;margin:.4em 0}
 .labsim-check .lc-edited pre{white-space:pre-wrap;margin:.2em 0}
-.labsim-check table.lc-src{border-collapse:collapse;font-size:0.85rem;margin:.3em 0}
-.labsim-check table.lc-src th{text-align:left;border-bottom:1px solid #999;padding:2px 6px;white-space:nowrap}
-.labsim-check table.lc-src td{padding:1px 6px;vertical-align:top;border-bottom:1px solid #eee}
+.labsim-check table.lc-src{border-collapse:collapse;font-size:0.8rem;margin:.3em 0}
+.labsim-check table.lc-src th{text-align:left;border-bottom:1px solid #999;padding:2px 6px;vertical-align:bottom}
+.labsim-check .lc-scroll{overflow-x:auto;max-width:100%}
+.labsim-check table.lc-src td{padding:1px 6px;vertical-align:top;border-bottom:1px solid #eee;text-align:left}
 .labsim-check table.lc-src td.line,.labsim-check table.lc-src td.req,.labsim-check table.lc-src td.sec,
 .labsim-check table.lc-src td.wf,.labsim-check table.lc-src td.conf{text-align:right;font-variant-numeric:tabular-nums}
-.labsim-check table.lc-src td pre{margin:0;white-space:pre;font-size:0.85rem;background:none}
+.labsim-check table.lc-src td pre{margin:0;white-space:pre;font-size:0.8rem;background:none;padding:0;border:0}
+.labsim-check table.lc-src td.what{min-width:7em}
+.labsim-check table.lc-src tr.lc-maprow td{border-bottom:0;padding-top:0}
 .labsim-check table.lc-src tr.lc-focus td{border-top:2px solid #268bd2;border-bottom:2px solid #268bd2}
+.labsim-check table.lc-src tr.lc-focus.lc-maprow td{border-top:0}
 .labsim-check table.lc-src tr:hover td{box-shadow:inset 0 0 0 999px rgba(38,139,210,.08)}
 .labsim-check details summary{cursor:pointer;white-space:nowrap}
 .labsim-check svg.lc-map{display:block;margin:.3em 0}
@@ -114,42 +118,48 @@ def bound_html(view: str) -> str:
 
 def source_view(rep: "CheckReport") -> str:
     """The kernel's lines around its memory instructions, one row per instruction with its counters (Nsight
-    Compute's source page)."""
+    Compute's source page), each followed by a row holding its lane map (folded, but for the focus line)."""
     esc = html.escape
     by_line: dict[int, list[InstrRow]] = {}
     for r in rep.instr_rows:
         by_line.setdefault(r.line, []).append(r)
     lo = max(1, min(by_line) - 3)
     hi = min(len(rep.source_lines), max(by_line) + 3)
-    head = ("<tr><th>行</th><th>代码</th><th>指令（点开看一个 warp）</th><th>requests</th><th>sectors/request</th>"
-            "<th>wavefronts/request</th><th>bank conflicts</th></tr>")
+    # the counters before the code: on a narrow page the long source lines scroll, the numbers stay in view
+    head = ("<tr><th>行</th><th>指令</th><th>requests</th><th>sectors/<br>request</th>"
+            "<th>wavefronts/<br>request</th><th>bank<br>conflicts</th><th>代码</th></tr>")
     rows = []
     for n in range(lo, hi + 1):
         code = esc(rep.source_lines[n - 1]) if n <= len(rep.source_lines) else ""
         instrs = by_line.get(n, [])
-        flagged = any(r.focus for r in instrs)
-        cls = " class='lc-focus'" if flagged else ""
-        span = f" rowspan='{len(instrs)}'" if len(instrs) > 1 else ""
-        lead = f"<td class='line'{span}>{n}</td><td class='code'{span}><pre>{code}</pre></td>"
+        cls = " class='lc-focus'" if any(r.focus for r in instrs) else ""
+        height = sum(2 if r.map_svg else 1 for r in instrs)
+        span = f" rowspan='{height}'" if height > 1 else ""
+        line_td = f"<td class='line'{span}>{n}</td>"
+        code_td = f"<td class='code'{span}><pre>{code}</pre></td>"
         if not instrs:
-            rows.append(f"<tr id='L{n}' data-line='{n}'>{lead}<td colspan='5'></td></tr>")
+            rows.append(f"<tr id='L{n}' data-line='{n}'>{line_td}<td colspan='5'></td>{code_td}</tr>")
             continue
         for i, r in enumerate(instrs):
             what = f"{esc(r.space)} {esc(r.op)} {esc(r.array)}" + (f" ◀ {esc(r.focus)}" if r.focus else "")
-            if r.map_svg:
-                opened = " open" if r.focus else ""
-                what = (f"<details{opened} title='{esc(r.lanes)}'><summary>{what}</summary>{r.map_svg}"
-                        f"<div class='lc-key'>{esc(r.lanes)}</div></details>")
             per = f"{r.per_request:.2f}".rstrip("0").rstrip(".")
             cells = {"what": what, "req": str(r.requests), "sec": per if r.space == "global" else "",
                      "wf": per if r.space == "shared" else "", "conf": str(r.conflicts) if r.space == "shared" else ""}
             td = "".join(f"<td class='{k}' style='background:{_heat(r)}'>{v}</td>" for k, v in cells.items())
             rid = f" id='L{n}' data-line='{n}'" if i == 0 else f" data-line='{n}'"
-            rows.append(f"<tr{rid}{cls}>{lead if i == 0 else ''}{td}</tr>")
+            row = line_td + td + code_td if i == 0 else td
+            rows.append(f"<tr{rid}{cls} title='{esc(r.lanes)}'>{row}</tr>")
+            if r.map_svg:
+                kind = "lane × bank" if r.space == "shared" else "lane × sector"
+                opened = " open" if r.focus else ""
+                rows.append(f"<tr class='lc-maprow{' lc-focus' if cls else ''}' data-line='{n}'>"
+                            f"<td class='map' colspan='5'><details{opened}><summary>{esc(r.array)} 的 {kind}"
+                            f"（一个 warp）</summary>{r.map_svg}<div class='lc-key'>{esc(r.lanes)}</div>"
+                            "</details></td></tr>")
     return (f"<p>你的内核，{esc(rep.numbering.where)}的第 {lo}–{hi} 行（{esc(rep.counters_case)}）。每条访存指令一行，"
             "底色按它每个请求的代价是理想值的几倍（青 = 理想，越红越贵，32 倍最深）；蓝框是本练习关注的那一行；"
-            "点开一条指令看一个 warp 的 lane × bank 或 lane × sector：</p>"
-            f"<table class='lc-src'>{head}{''.join(rows)}</table>")
+            "点开指令下面的 lane × bank / lane × sector 看一个 warp 的访问（鼠标停在指令上也能看到文字版）：</p>"
+            f"<div class='lc-scroll'><table class='lc-src'>{head}{''.join(rows)}</table></div>")
 
 
 def _degree_colour(v: int) -> str:

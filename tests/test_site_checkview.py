@@ -24,20 +24,25 @@ def test_answer_page_shows_the_source_view_and_its_lane_maps(browser, site):  # 
         views = page.locator(".labsim-check")
         assert views.count() >= 2                      # the check cell and the reference's check
         view = page.locator(".labsim-check:has(table.lc-src)").last
+        # the reference's check sits in the folded answer: unfold what holds it (a reader's click)
+        view.evaluate("""v => { for (let d = v.closest('details'); d; d = d.parentElement.closest('details'))
+                                    d.open = true;
+                                for (let c = v.closest('.collapse'); c; c = c.parentElement.closest('.collapse'))
+                                    c.classList.add('show'); }""")
         assert view.is_visible()
         # the reference solution: the transposed read is the framed row, 1 wavefront per request, 0 conflicts
-        focus = view.locator("tr.lc-focus:has(details[open])").first
+        focus = view.locator("tr.lc-focus:has(td.wf)").filter(has_text="转置读").first
         assert focus.locator("td.wf").inner_text().strip() == "1"
         assert focus.locator("td.conf").inner_text().strip() == "0"
-        cells = focus.locator("svg.lc-map rect[data-lane]")
+        cells = view.locator("tr.lc-maprow details[open] svg.lc-map").first.locator("rect[data-lane]")
         assert cells.count() == 32                      # one bank per lane of the sampled warp
         banks = sorted(int(cells.nth(i).get_attribute("data-col")) for i in range(32))
         assert banks == list(range(32))
         # a closed instruction opens with a click and shows its map
-        closed = view.locator("details:not([open])").first
-        assert not closed.locator("svg.lc-map").is_visible()
-        closed.locator("summary").click()
-        assert closed.locator("svg.lc-map").is_visible()
+        closed = view.locator("details:not([open])").first.element_handle()     # fixed, whatever its state
+        assert not closed.query_selector("svg.lc-map").is_visible()
+        closed.query_selector("summary").click()
+        assert closed.query_selector("svg.lc-map").is_visible()
         # not the raw text: the view is HTML, and the text/plain copy is not shown beside it
         assert "运行凭据 receipt lesson09" in view.inner_text()
         assert page.locator("text=<div class='labsim-check'>").count() == 0

@@ -143,14 +143,14 @@ def test_html_source_view_rows_carry_the_read_lines_counters(ex, tmp_path):
     assert all("lc-focus" in h for h in heads)                           # the focus line is framed
     cells = {}
     for row in rows:                                                     # one row per instruction
-        for k, v in re.findall(r"<td class='(what|req|sec|wf|conf)'[^>]*>(.*?)</td>", row, re.S):
+        for k, v in re.findall(r"<td class='(what|req|sec|wf|conf|map)'[^>]*>(.*?)</td>", row, re.S):
             cells.setdefault(k, []).append(v)
     assert any("◀ 转置读" in w for w in cells["what"])
     assert cells["req"] == [str(requests)] * 2                           # the shared load and the global store
     assert "32" in cells["wf"]                                           # all 32 lanes in bank 0
     assert str(31 * requests) in cells["conf"]
     assert "4" in cells["sec"]                                           # 32 contiguous floats: 4 sectors
-    assert any("lane 0..31 → bank：" + " ".join(["0"] * 32) in w for w in cells["what"])
+    assert any("lane 0..31 → bank：" + " ".join(["0"] * 32) in w for w in cells["map"])
     # lines without memory instructions have empty counters; the plain text stays as before
     assert "<details" in page and "<script" not in page and "http" not in page
     assert "<tr" not in rep.text() and rep.text().splitlines()[-1] == rep.receipt
