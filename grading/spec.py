@@ -157,14 +157,20 @@ class Exercise:
                 *self.config.get("instructor_files", []))
 
     def fingerprint(self) -> str:
-        """Changes whenever the template or what the public checks run changes (receipts carry it): the public
-        checks and every shipped module of the folder they may import (exercise.py, common.py, ...)."""
+        """Changes whenever the template, what the public checks run (the public checks and every shipped
+        module of the folder they may import: exercise.py, common.py, ...) or the check's printed format
+        changes (receipts carry it: an output saved before such a change is re-checked, never taken for an edit)."""
         h = hashlib.sha256(self.template.encode())
+        h.update(f"check-output-format {CHECK_OUTPUT_FORMAT}".encode())
         public = Path(self.public_module.__file__)
         instructor = set(self.instructor_files)
         for p in [public] + sorted(p for p in public.parent.glob("*.py") if p != public and p.name not in instructor):
             h.update(p.read_bytes())
         return h.hexdigest()[:12]
+
+
+# bump when check() prints its lines differently (2: the "行号：" line, lines in the notebook cell's numbering)
+CHECK_OUTPUT_FORMAT = 2
 
 
 def roots() -> list[Path]:
