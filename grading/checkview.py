@@ -27,13 +27,17 @@ STYLE = """<style>
 .labsim-check ul{margin:.2em 0 .4em 1.2em;padding:0}
 .labsim-check .lc-edited{border-left:4px solid #b58900;padding-left:8px;margin:.4em 0}
 .labsim-check .lc-edited pre{white-space:pre-wrap;margin:.2em 0}
-.labsim-check table.lc-src{border-collapse:collapse;font-size:0.8rem;margin:.3em 0}
+.labsim-check table.lc-src{border-collapse:collapse;font-size:0.8rem;margin:.3em 0;width:auto;max-width:none}
 .labsim-check table.lc-src th{text-align:left;border-bottom:1px solid #999;padding:2px 6px;vertical-align:bottom}
 .labsim-check .lc-scroll{overflow-x:auto;max-width:100%}
 .labsim-check table.lc-src td{padding:1px 6px;vertical-align:top;border-bottom:1px solid #eee;text-align:left}
 .labsim-check table.lc-src td.line,.labsim-check table.lc-src td.req,.labsim-check table.lc-src td.sec,
 .labsim-check table.lc-src td.wf,.labsim-check table.lc-src td.conf{text-align:right;font-variant-numeric:tabular-nums}
-.labsim-check table.lc-src td pre{margin:0;white-space:pre;font-size:0.8rem;background:none;padding:0;border:0}
+/* page themes wrap code and right-align cells (Quarto also wraps <pre> text in <code> and gives the table
+   Bootstrap's classes): the source keeps its lines */
+.labsim-check table.lc-src td pre,.labsim-check table.lc-src td pre code{margin:0;white-space:pre !important;overflow:visible;word-break:normal !important;overflow-wrap:normal !important;font-size:0.8rem;background:none;padding:0;border:0;color:inherit}
+.labsim-check table.lc-src td.code{overflow-wrap:normal;word-break:normal}
+.labsim-check table.lc-src td.line{width:2.5em}
 .labsim-check table.lc-src td.what{min-width:7em}
 .labsim-check table.lc-src tr.lc-maprow td{border-bottom:0;padding-top:0}
 .labsim-check table.lc-src tr.lc-focus td{border-top:2px solid #268bd2;border-bottom:2px solid #268bd2}
