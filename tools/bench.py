@@ -135,7 +135,9 @@ def child(case: str) -> None:
 
 
 def _child_run(case: str) -> dict | str:
-    r = subprocess.run([sys.executable, __file__, "--child", case], capture_output=True, text=True, cwd=ROOT)
+    repeat = ["--repeat", _option("--repeat")] if _option("--repeat") else []
+    r = subprocess.run([sys.executable, __file__, "--child", case, *repeat], capture_output=True, text=True,
+                       cwd=ROOT)
     if r.returncode:
         return r.stderr.strip().splitlines()[-1] if r.stderr else f"exit status {r.returncode}"
     return json.loads(r.stdout.strip().splitlines()[-1])
