@@ -1,11 +1,18 @@
 """Reading lesson sources in tests without the site builder: cells, divs and prose, line by line."""
 from __future__ import annotations
 
+import ast
+import contextlib
+import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+from figures.table import Table
 
 REPO = Path(__file__).resolve().parents[2]
 LESSON9 = REPO / "lessons" / "lesson09_transpose_tiled.qmd"
@@ -65,3 +72,26 @@ def read_lesson(path: Path = LESSON9) -> Lesson:
 
 def answer_only(divs: tuple) -> bool:
     return any('when-profile="answer"' in d and "content-visible" in d for d in divs)
+
+
+def shown_texts(obj, printed: str) -> list[str]:
+    """The texts a cell displays: a Table's caption, headers, cells and notes, a Figure's text artists."""
+    out = [printed]
+    if isinstance(obj, Table):
+        out += [obj.caption or "", *obj.headers, *obj.notes, *(str(v) for r in obj.data for v in r)]
+    elif isinstance(obj, Figure):
+        out += [t.get_text() for t in obj.findobj(Text)]
+    elif obj is not None:
+        out.append(str(obj))
+    return out
+
+
+def run_cell(source: str, ns: dict):
+    """Run one lesson cell like IPython would: statements, then the value of a final expression."""
+    tree = ast.parse(source)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(compile(tree, "<lesson cell>", "exec"), ns)          # the lesson's own cells, not student code
+        value = eval(compile(ast.Expression(last.value), "<lesson cell>", "eval"), ns) if last else None
+    return value, buf.getvalue()

@@ -6,16 +6,11 @@
 """
 from __future__ import annotations
 
-import ast
-import contextlib
-import io
 import re
 
 import pytest
-from matplotlib.figure import Figure
-from matplotlib.text import Text
 
-from lessonref import LESSON9, answer_only, read_lesson
+from lessonref import LESSON9, answer_only, read_lesson, run_cell, shown_texts
 
 from figures.table import Table
 
@@ -43,29 +38,6 @@ def _exercise_line(lesson) -> int:
     return ex.line
 
 
-def _shown(obj, printed: str) -> list[str]:
-    """The texts a cell displays: a Table's caption, headers, cells and notes, a Figure's text artists."""
-    out = [printed]
-    if isinstance(obj, Table):
-        out += [obj.caption or "", *obj.headers, *obj.notes, *(str(v) for r in obj.data for v in r)]
-    elif isinstance(obj, Figure):
-        out += [t.get_text() for t in obj.findobj(Text)]
-    elif obj is not None:
-        out.append(str(obj))
-    return out
-
-
-def _run_cell(source: str, ns: dict):
-    """Run one lesson cell like IPython would: statements, then the value of a final expression."""
-    tree = ast.parse(source)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        exec(compile(tree, "<lesson cell>", "exec"), ns)          # the lesson's own cells, not student code
-        value = eval(compile(ast.Expression(last.value), "<lesson cell>", "eval"), ns) if last else None
-    return value, buf.getvalue()
-
-
 def _runnable(c) -> bool:
     # %%writefile cells, the grader's check and the ipywidgets explorer are exercised by test_lesson09_runs
     return (c.lang == "python" and not c.source.startswith("%%") and "check(" not in c.source
@@ -79,8 +51,8 @@ def ran(lesson):
     out = []
     for c in lesson.cells:
         if _runnable(c):
-            value, printed = _run_cell(c.source, ns)
-            out.append((c, value, _shown(value, printed)))
+            value, printed = run_cell(c.source, ns)
+            out.append((c, value, shown_texts(value, printed)))
     return out
 
 

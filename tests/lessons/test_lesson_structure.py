@@ -15,6 +15,7 @@ from lessonref import REPO, answer_only, read_lesson
 LESSONS = {
     "lesson08_transpose_naive.qmd": ("lesson08", "/tmp/08_transpose_naive.cu", "col * M + row"),
     "lesson09_transpose_tiled.qmd": ("lesson09", "/tmp/09_transpose_tiled.cu", "TILE_DIM + 1"),
+    "lesson10_gemm_tiled.qmd": ("lesson10", "/tmp/10_gemm_tiled.cu", "(t + ty) * N + col"),
 }
 
 

@@ -1,0 +1,607 @@
+"""Lesson 10 (shared-memory tiled GEMM): every number and figure the lesson shows, computed on labsim or read
+from the H200 recordings (measurements/h200/gemm/, through measurements/h200/records.py).
+
+Two sources of kernels, both real CUDA run by ``labsim.cuda``:
+
+* the lesson's exercise (``grading/exercises/lesson10/template.cu`` with the blank filled), for the races and
+  the boundary demos: their line numbers are the exercise cell's;
+* the kernels the H200 ran (``measurements/h200/gemm/gemm_naive.cuh`` and ``gemm_tiled.cuh``, variants chosen
+  with its macros TILE, PAD, BT, SYNC1, SYNC2), for the counters, tile sizes and layouts.
+
+A lesson cell calls one function here and shows the :class:`figures.table.Table` or Figure it returns.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import re
+from pathlib import Path
+
+import numpy as np
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+
+from ._fonts import t
+from . import static_explorer as se
+from .heatmap import (DEGREE_BOUNDS, DEGREE_COLORS, DEGREE_LABELS, bank_conflicts, bank_degrees,
+                      draw_bank_heatmap, draw_bank_heatmaps, wavefront_caption)
+from .table import Table
+
+ROOT = Path(__file__).resolve().parents[1]
+FILL = "(t + ty) * N + col"          # the exercise's reference fill (grading/exercises/lesson10/solution.cu)
+TARGET = "10_gemm_tiled.cu"
+SHAPE = (64, 64, 64)                 # the recorded H200 shapes: 64³ and a guarded non-multiple one
+ODD_SHAPE = (70, 45, 33)
+UNIT_ROUNDOFF = 2.0 ** -24
+RIGHT, WRONG = t("对", "right"), t("错", "wrong")
+
+# Kernels the H200 ran (measurements/h200/gemm/results.json), in the order the lesson lists them.
+H200_KERNELS = ("gemm_naive", "gemm_tiled16", "gemm_tiled16_pad", "gemm_tiled16_bt", "gemm_tiled16_bt_pad",
+                "gemm_tiled32", "gemm_tiled32_pad", "gemm_tiled32_bt", "gemm_tiled32_bt_pad")
+
+
+# ---- sources -------------------------------------------------------------------------------------------
+
+def measurements_dir() -> Path:
+    """Where the repo keeps the H200 recordings."""
+    return ROOT / "measurements" / "h200"
+
+
+@functools.lru_cache(maxsize=1)
+def records():
+    """measurements/h200/records.py, the one reader of the H200 recordings."""
+    spec = importlib.util.spec_from_file_location("h200_records", measurements_dir() / "records.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def template_path() -> Path:
+    return ROOT / "grading" / "exercises" / "lesson10" / "template.cu"
+
+
+def exercise_source(blank: str = FILL, *, sync1: bool = True, sync2: bool = True, loads: str = "zero_fill") -> str:
+    """The lesson's exercise (grading's template) with the blank filled and, for the demos, one edit.
+
+    ``sync1=False`` / ``sync2=False`` comment out the barrier after the tile loads / after the inner loop;
+    ``loads="guard_only"`` keeps the bounds test but stores nothing outside (no zero-fill: the tile keeps the
+    previous step's values), ``loads="no_guard"`` loads without any test. Line numbers never shift.
+    """
+    src = template_path().read_text(encoding="utf-8").replace("______", blank)
+    a_load = "As[ty][tx] = (row < M && t + tx < K) ? A[row * K + t + tx] : 0.0f;"
+    b_load = f"Bs[ty][tx] = (t + ty < K && col < N) ? B[{blank}] : 0.0f;"
+    lines = src.split("\n")
+    barriers = [i for i, ln in enumerate(lines) if ln.strip() == "__syncthreads();"]
+    if len(barriers) != 2:
+        raise ValueError(f"exercise_source: expected two __syncthreads() lines in {template_path()}")
+    for keep, i, what in ((sync1, barriers[0], "first"), (sync2, barriers[1], "second")):
+        if not keep:
+            lines[i] = f"        // __syncthreads();   ({what} barrier removed for this demo)"
+    src = "\n".join(lines)
+    edits = []
+    if loads == "guard_only":
+        edits += [(a_load, "if (row < M && t + tx < K) As[ty][tx] = A[row * K + t + tx];  // no zero-fill"),
+                  (b_load, f"if (t + ty < K && col < N) Bs[ty][tx] = B[{blank}];  // no zero-fill")]
+    elif loads == "no_guard":
+        edits += [(a_load, "As[ty][tx] = A[row * K + t + tx];  // no bounds test"),
+                  (b_load, f"Bs[ty][tx] = B[{blank}];  // no bounds test")]
+    elif loads != "zero_fill":
+        raise ValueError(f"loads must be 'zero_fill', 'guard_only' or 'no_guard', got {loads!r}")
+    for old, new in edits:
+        if src.count(old) != 1:
+            raise ValueError(f"exercise_source: expected one {old!r} in {template_path()}")
+        src = src.replace(old, new)
+    return src
+
+
+def cell_line(file_line: int | None) -> int | None:
+    """The exercise cell's line of a line of the written file: ``%%writefile`` is the cell's line 1."""
+    return None if file_line is None else file_line + 1
+
+
+def operands(M: int, N: int, K: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32))
+
+
+def wrong_mask(C: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Elements of C farther from the float64 product than float32 summation can explain (NaN counts as wrong):
+    |error| ≤ γ_K · max Σ|a||b| + u (Higham's bound for any summation order), as the grader checks."""
+    K = A.shape[1]
+    gamma = K * UNIT_ROUNDOFF / (1 - K * UNIT_ROUNDOFF)
+    scale = float((np.abs(A).astype(np.float64) @ np.abs(B).astype(np.float64)).max(initial=0.0))
+    ref = A.astype(np.float64) @ B.astype(np.float64)
+    return ~(np.abs(C.astype(np.float64) - ref) <= (gamma + UNIT_ROUNDOFF) * scale)
+
+
+def run_exercise(M: int, N: int, K: int, *, seed: int = 0, schedule: str = "lockstep", **edits):
+    """Compile the exercise (with ``edits``, see :func:`exercise_source`) and run its launcher on labsim;
+    returns (result, A, B, C). C starts as NaN, so elements never written show as wrong."""
+    from labsim.cuda import compile as compile_cuda
+    prog = compile_cuda(exercise_source(**edits), TARGET)
+    A, B = operands(M, N, K, seed)
+    C = np.full((M, N), np.nan, dtype=np.float32)
+    (res,) = prog.call("launch_gemm_tiled", A, B, C, M, N, K, 0, schedule=schedule)
+    return res, A, B, C
+
+
+def kernel_source(name: str) -> tuple[str, int, str]:
+    """(source, tile, kernel name) of a recorded H200 kernel: ``gemm_naive`` or ``gemm_tiled{16,32}[_bt][_pad]``
+    (also ``gemm_tiled{T}`` for any T ≤ 32, the same file with another TILE)."""
+    folder = measurements_dir() / "gemm"
+    if name == "gemm_naive":
+        return (folder / "gemm_naive.cuh").read_text(encoding="utf-8"), 16, "gemm_naive"
+    m = re.fullmatch(r"gemm_tiled(\d+)(_bt)?(_pad)?", name)
+    if not m or not 1 <= int(m[1]) <= 32:
+        raise ValueError(f"unknown GEMM kernel {name!r}: gemm_naive or gemm_tiled<T>[_bt][_pad], T ≤ 32")
+    src = (folder / "gemm_tiled.cuh").read_text(encoding="utf-8")
+    for macro, value in (("TILE", m[1]), ("PAD", "1" if m[3] else "0"), ("BT", "1" if m[2] else "0")):
+        src = src.replace(f"#define {macro} {16 if macro == 'TILE' else 0}", f"#define {macro} {value}")
+    return src, int(m[1]), "gemm_tiled"
+
+
+@functools.lru_cache(maxsize=64)
+def run_gemm(name: str, shape: tuple[int, int, int] = SHAPE, seed: int = 0):
+    """Run a recorded kernel (see :func:`kernel_source`) on labsim at M×N×K; returns (result, A, B, C)."""
+    from labsim.cuda import compile as compile_cuda
+    M, N, K = shape
+    src, tile, kernel = kernel_source(name)
+    A, B = operands(M, N, K, seed)
+    C = np.full((M, N), np.nan, dtype=np.float32)
+    prog = compile_cuda(src, f"{name}.cu")
+    res = prog.launch(kernel, (-(-N // tile), -(-M // tile)), (tile, tile), (A, B, C, M, N, K))
+    return res, A, B, C
+
+
+def _label(name: str) -> str:
+    if name == "gemm_naive":
+        return t("朴素 GEMM", "naive GEMM")
+    m = re.fullmatch(r"gemm_tiled(\d+)(_bt)?(_pad)?", name)
+    T, bt, pad = int(m[1]), bool(m[2]), bool(m[3])
+    ld = f"[{T}][{T + 1}]" if pad else f"[{T}][{T}]"
+    return f"tiled {T}×{T}, " + (f"Bs[tx][k] {ld}" if bt else f"Bs[k][tx] {ld}")
+
+
+# ---- global traffic and reuse ----------------------------------------------------------------------------
+
+def _global(stats, op: str = "ld") -> tuple[int, int]:
+    m = stats.metrics
+    return (m[f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum"], m[f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum"])
+
+
+def intensity_table(shape: tuple[int, int, int] = SHAPE, tiles: tuple[int, ...] = (4, 8, 16, 32), *,
+                    naive_only: bool = False) -> Table:
+    """Per element of C: global load requests, sectors and bytes (labsim), and FLOP per byte of global load
+    traffic (2K FLOP per element over the bytes its sectors move), naive vs tiled with each tile edge."""
+    M, N, K = shape
+    names = ["gemm_naive"] + ([] if naive_only else [f"gemm_tiled{T}" for T in tiles])
+    rows = []
+    for name in names:
+        res, A, B, C = run_gemm(name, shape)
+        req, sec = _global(res.stats)
+        elems = M * N
+        byte = sec * res.stats.gpu.sector_bytes
+        asked = sum(s.bytes_requested for s in res.stats.instructions if s.space == "global" and s.op == "ld")
+        rows.append([_label(name) if name == "gemm_naive" else f"tiled, TILE = {kernel_source(name)[1]}",
+                     req / elems, asked / elems, round(2 * K * elems / asked, 3), sec / elems, byte / elems,
+                     round(2 * K * elems / byte, 3), RIGHT if not wrong_mask(C, A, B).any() else WRONG])
+    return Table([t("内核", "kernel"), t("全局读请求 / C 元素", "load requests per C element"),
+                  t("线程要读的字节 / C 元素", "requested bytes per C element"),
+                  t("FLOP / 要读的字节", "FLOP per requested byte"),
+                  t("全局读 sector / C 元素", "load sectors per C element"),
+                  t("sector 字节 / C 元素", "sector bytes per C element"),
+                  t("FLOP / sector 字节", "FLOP per sector byte"), t("结果", "result")], rows,
+                 caption=t(f"labsim：M×N×K = {M}×{N}×{K}，每个 C 元素 2K = {2 * K} FLOP；block = TILE×TILE（朴素版 16×16）；"
+                           "sector 字节 = sector × 32",
+                           f"labsim: {M}×{N}×{K}, 2K = {2 * K} FLOP per C element; sector bytes = sectors × 32"))
+
+
+def lines_table(name: str = "gemm_naive", shape: tuple[int, int, int] = SHAPE, *, source: str = "kernel") -> Table:
+    """Per source line with a global access: requests, sectors, and how often each element of the array went
+    through the L1 (sector bytes / array bytes) and was asked for (requested bytes / array bytes).
+
+    ``source="exercise"`` runs the lesson's exercise (with the reference fill) instead of a recorded kernel."""
+    M, N, K = shape
+    if source == "exercise":
+        res, *_ = run_exercise(M, N, K)
+        title = t("本课练习的内核（填好填空）", "the lesson's exercise, filled")
+        where = lambda ln: t(f"单元格第 {cell_line(ln)} 行", f"cell line {cell_line(ln)}")   # noqa: E731
+    else:
+        res, *_ = run_gemm(name, shape)
+        title = _label(name)
+        where = lambda ln: f"{name.split('_')[0]}_{name.split('_')[1]}.cuh:{ln}" if name == "gemm_naive" \
+            else f"gemm_tiled.cuh:{ln}"   # noqa: E731
+    size = {"A": M * K * 4, "B": K * N * 4, "C": M * N * 4}
+    rows = []
+    for s in res.stats.instructions:
+        if s.space != "global":
+            continue
+        rows.append([where(s.line), res.source_line(s.line).strip(), s.array, "ld" if s.op == "ld" else "st",
+                     s.requests, s.cost, round(s.cost / s.requests, 2) if s.requests else 0,
+                     round(s.cost * res.stats.gpu.sector_bytes / size[s.array], 2),
+                     round(s.bytes_requested / size[s.array], 2)])
+    return Table([t("行", "line"), t("源代码", "source"), t("数组", "array"), t("读/写", "op"), t("请求", "requests"),
+                  "sector", t("sector/请求", "sectors/request"),
+                  t("sector 字节 ÷ 数组字节", "sector bytes / array bytes"),
+                  t("线程要的字节 ÷ 数组字节", "requested bytes / array bytes")], rows,
+                 caption=t(f"labsim：{title}，M×N×K = {M}×{N}×{K}，每条全局访存指令一行",
+                           f"labsim: {title}, {M}×{N}×{K}, one row per global instruction"))
+
+
+# ---- the two barriers ----------------------------------------------------------------------------------
+
+RACE_VERSIONS = (
+    (t("两个屏障都在", "both barriers"), {}),
+    (t("删掉第一个（读入之后）", "first removed (after the loads)"), {"sync1": False}),
+    (t("删掉第二个（内层循环之后）", "second removed (after the inner loop)"), {"sync2": False}),
+)
+
+
+def race_groups(res) -> list[tuple[str, str, int, int]]:
+    """The distinct (kind, array, first line, second line) of the races labsim reported, in cell lines."""
+    seen = []
+    for r in res.races:
+        key = (r.kind, r.array, cell_line(r.first_line), cell_line(r.second_line))
+        if key not in seen:
+            seen.append(key)
+    return seen
+
+
+def code_of(res, cell_ln: int) -> str:
+    """The code on an exercise-cell line (the written file's line before it), without its comment."""
+    return res.source_line(cell_ln - 1).split("//")[0].strip()
+
+
+def cell_message(msg: str) -> str:
+    """An error message with ``10_gemm_tiled.cu:L:C`` turned into the exercise cell's line and column."""
+    return re.sub(rf"{re.escape(TARGET)}:(\d+):(\d+)",
+                  lambda m: t(f"单元格第 {cell_line(int(m[1]))} 行第 {m[2]} 列", f"cell line {cell_line(int(m[1]))}:{m[2]}"),
+                  msg)
+
+
+def race_table(shape: tuple[int, int, int] = SHAPE) -> Table:
+    """The exercise with both barriers, without the first, without the second; lockstep and adversarial warp
+    orders: races labsim detects (different warps), and wrong elements of C. Notes: each race's two lines."""
+    M, N, K = shape
+    rows, notes = [], []
+    for label, edits in RACE_VERSIONS:
+        for schedule in ("lockstep", "adversarial"):
+            res, A, B, C = run_exercise(M, N, K, schedule=schedule, **edits)
+            rows.append([label, schedule, res.race_count, int(wrong_mask(C, A, B).sum())])
+            if edits and schedule == "lockstep":      # lockstep shows each race in its natural order
+                for kind, array, l1, l2 in race_groups(res):
+                    verb = {"RAW": t("写后读", "write then read"), "WAR": t("读后写", "read then write"),
+                            "WAW": t("写后写", "write then write")}[kind]
+                    notes.append(t(f"{label}：{kind}（{verb}）{array}，单元格第 {l1} 行 ↔ 第 {l2} 行："
+                                   f"{code_of(res, l1)}  ↔  {code_of(res, l2)}",
+                                   f"{label}: {kind} on {array}, cell lines {l1} and {l2}"))
+    return Table([t("版本", "version"), t("warp 执行顺序", "warp order"), t("检测到的竞争", "races detected"),
+                  t(f"C 的错误元素（共 {M * N} 个）", f"wrong elements of C (of {M * N})")], rows,
+                 caption=t(f"labsim.cuda：本课的练习内核（填好填空），M×N×K = {M}×{N}×{K}",
+                           f"labsim.cuda: the exercise, {M}×{N}×{K}"), notes=notes)
+
+
+def race_figure(shape: tuple[int, int, int] = SHAPE) -> Figure:
+    """C under the adversarial order without the first and without the second barrier: wrong elements in red."""
+    M, N, K = shape
+    fig = Figure(figsize=(9.6, 4.9), layout="constrained")
+    axes = fig.subplots(1, 2)
+    cmap = ListedColormap(["#e8f1e4", "#c0392b"])
+    for ax, (label, edits) in zip(axes, RACE_VERSIONS[1:]):
+        res, A, B, C = run_exercise(M, N, K, schedule="adversarial", **edits)
+        bad = wrong_mask(C, A, B)
+        ax.imshow(bad.astype(int), cmap=cmap, vmin=0, vmax=1, interpolation="nearest", aspect="equal")
+        for v in range(16, N, 16):
+            ax.axvline(v - 0.5, color="white", linewidth=0.8)
+        for h in range(16, M, 16):
+            ax.axhline(h - 0.5, color="white", linewidth=0.8)
+        ax.set_title(t(f"{label}\n{int(bad.sum())} / {M * N} 个元素错（红色）", f"{label}\n{int(bad.sum())} wrong"),
+                     fontsize=9)
+        ax.set_xlabel(t("列 col（白线：block 边界）", "column (white: block edges)"))
+        ax.set_ylabel(t("行 row", "row"))
+    return fig
+
+
+# ---- shared-memory banks of the inner loop ---------------------------------------------------------------
+
+def shared_reads(name: str, shape: tuple[int, int, int] = SHAPE) -> dict[str, object]:
+    """{array: InstrSummary} of the inner loop's two shared loads of a recorded kernel."""
+    res, *_ = run_gemm(name, shape)
+    return {s.array: s for s in res.stats.instructions if s.space == "shared" and s.op == "ld"}
+
+
+def _access_text(name: str, array: str) -> str:
+    bt = "_bt" in name
+    return {"As": "As[ty][k]", "Bs": "Bs[tx][k]" if bt else "Bs[k][tx]"}[array]
+
+
+def inner_loop_heatmaps(names: tuple[str, ...] = ("gemm_tiled16", "gemm_tiled16_bt", "gemm_tiled16_bt_pad"),
+                        with_a: bool = True) -> Figure:
+    """Lane × bank heatmaps of one warp's inner-loop reads (labsim, block (0,0), warp 0, k = 0)."""
+    accesses, titles = [], []
+    first = True
+    for name in names:
+        reads = shared_reads(name)
+        for array in (("As", "Bs") if with_a and first else ("Bs",)):
+            accesses.append(reads[array].sample)
+            titles.append(f"{_label(name).split(', ')[0]}: {_access_text(name, array)}"
+                          + (f" [{name.count('_pad') and 'pad' or 'no pad'}]" if array == "Bs" else ""))
+        first = False
+    return draw_bank_heatmaps(accesses, titles, ncols=min(4, len(accesses)), panel_size=3.4)
+
+
+def bank_table(shape: tuple[int, int, int] = SHAPE, names: tuple[str, ...] = H200_KERNELS[1:]) -> Table:
+    """Every tiled variant: wavefronts per request of the tile stores and of the two inner-loop reads (labsim),
+    shared memory per block, and the result."""
+    rows = []
+    for name in names:
+        res, A, B, C = run_gemm(name, shape)
+        per = {}
+        for s in res.stats.instructions:
+            if s.space == "shared":
+                per[(s.array, s.op)] = s.cost / s.requests if s.requests else 0.0
+        T = kernel_source(name)[1]
+        ld = T + (1 if name.endswith("_pad") else 0)
+        rows.append([_label(name), per[("As", "st")], per[("Bs", "st")], per[("As", "ld")], per[("Bs", "ld")],
+                     2 * T * ld * 4, RIGHT if not wrong_mask(C, A, B).any() else WRONG])
+    M, N, K = shape
+    return Table([t("内核", "kernel"), t("写 As：wavefront/请求", "As store: wf/req"),
+                  t("写 Bs：wavefront/请求", "Bs store: wf/req"), t("读 As[ty][k]：wavefront/请求", "As read: wf/req"),
+                  t("读 Bs：wavefront/请求", "Bs read: wf/req"), t("两块 tile（字节）", "tile bytes"),
+                  t("结果", "result")], rows,
+                 caption=t(f"labsim：M×N×K = {M}×{N}×{K}，每条指令按标量（4 字节）访问计", f"labsim: {M}×{N}×{K}, scalar accesses"))
+
+
+# ---- boundaries ----------------------------------------------------------------------------------------
+
+BOUNDS_VERSIONS = (
+    (t("越界处填 0（本课）", "zero-fill (the lesson)"), "zero_fill"),
+    (t("只判断边界，不填 0", "bounds test, no zero-fill"), "guard_only"),
+    (t("不判断边界", "no bounds test"), "no_guard"),
+)
+
+
+def bounds_table(shape: tuple[int, int, int] = ODD_SHAPE) -> Table:
+    """The exercise at a shape that is not a multiple of the tile, with the loads written three ways."""
+    from labsim.errors import LabsimError
+    M, N, K = shape
+    rows = []
+    for label, loads in BOUNDS_VERSIONS:
+        try:
+            res, A, B, C = run_exercise(M, N, K, loads=loads)
+            bad = int(wrong_mask(C, A, B).sum())
+            rows.append([label, t("结果正确", "right") if bad == 0 else t(f"结果错误：{bad} 个元素错", f"wrong: {bad}"),
+                         bad])
+        except LabsimError as e:
+            msg = str(e).split("\n")[0]
+            rows.append([label, f"{type(e).__name__}: {cell_message(msg)}", "—"])
+    return Table([t("读入 tile 的写法", "tile loads"), t("labsim 的结果", "labsim outcome"),
+                  t(f"C 的错误元素（共 {M * N} 个）", f"wrong (of {M * N})")], rows,
+                 caption=t(f"labsim.cuda：M×N×K = {M}×{N}×{K}（都不是 16 的倍数）",
+                           f"labsim.cuda: {M}×{N}×{K}, not multiples of 16"))
+
+
+# ---- the H200 --------------------------------------------------------------------------------------------
+
+H200_COLUMNS = (
+    ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", t("全局读请求", "global ld requests")),
+    ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", t("全局读 sector", "global ld sectors")),
+    ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", t("全局写 sector", "global st sectors")),
+    ("smsp__inst_executed_op_shared_ld.sum", t("共享读指令", "shared ld instructions")),
+    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", t("共享读 wavefront", "shared ld wavefronts")),
+    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", t("共享写 wavefront", "shared st wavefronts")),
+    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", t("共享写 bank 冲突", "shared st conflicts")),
+)
+
+
+def lds128_merged(name: str) -> bool:
+    """Whether ptxas merged inner-loop reads into LDS.128 on the H200 (raw2/sass_gemm_bench.txt shows it for
+    every tiled kernel without padding); labsim counts scalar loads (issue 17)."""
+    return name.startswith("gemm_tiled") and not name.endswith("_pad")
+
+
+def h200_table(shape: str = "64x64x64", names: tuple[str, ...] = H200_KERNELS) -> Table:
+    """Nsight Compute's whole-kernel counters on the H200 (recorded) and labsim's, two rows per kernel."""
+    M, N, K = map(int, shape.split("x"))
+    none = t("（未记录）", "(not recorded)")
+    rows = []
+    for name in names:
+        h = records().gemm_counters(name, shape)
+        res, *_ = run_gemm(name, (M, N, K))
+        sim = res.stats.metrics
+        differ = [label for key, label in H200_COLUMNS if h is not None and h[key] != sim[key]]
+        rows.append([_label(name), "H200", *[none if h is None else h[key] for key, _ in H200_COLUMNS], ""])
+        rows.append(["", "labsim", *[sim[key] for key, _ in H200_COLUMNS],
+                     t("全部相同", "all equal") if h is not None and not differ else
+                     (none if h is None else t("不同：", "differ: ") + "、".join(differ))])
+    return Table([t("内核", "kernel"), t("来源", "source"), *[label for _, label in H200_COLUMNS],
+                  t("对照", "check")], rows,
+                 caption=t(f"整个内核的计数器，M×N×K = {M}×{N}×{K}：H200（Nsight Compute，measurements/h200/gemm/results.json）"
+                           "与 labsim", f"whole-kernel counters at {shape}: H200 recorded vs labsim"))
+
+
+def gflops_table() -> Table:
+    """GFLOP/s at 4096³ recorded on the H200 (median of 20 launches), next to cuBLAS SGEMM (plain FP32)."""
+    rec = records()
+    data = rec.load("gemm")
+    none = t("（未记录）", "(not recorded)")
+    if data is None:
+        return Table([t("内核", "kernel"), "GFLOP/s"], [[none, none]])
+    timing = {r["name"]: r for r in data["timing"]}
+    cublas = rec.gemm_gflops("cublas_sgemm")
+    rows = []
+    for name in ("cublas_sgemm",) + H200_KERNELS:
+        r = timing.get(name)
+        if r is None:
+            rows.append([name, none, none, none, none])
+            continue
+        label = t("cuBLAS SGEMM（FP32，不用 TF32）", "cuBLAS SGEMM (FP32, no TF32)") if name == "cublas_sgemm" else _label(name)
+        g = rec.gemm_gflops(name)
+        rows.append([label, round(r["median_ms"], 3), f"{r['min_ms']:.3f}–{r['max_ms']:.3f}", int(round(g)),
+                     f"{g / cublas:.2f}×" if cublas else none])
+    meta = data.get("meta", {})
+    return Table([t("内核", "kernel"), t("中位时间（ms）", "median ms"), t("最小–最大（ms）", "min–max ms"),
+                  "GFLOP/s", t("相对 cuBLAS", "vs cuBLAS")], rows,
+                 caption=t("H200 实测：M = N = K = 4096，2 次预热后计时 20 次（CUDA events），GFLOP/s = 2·4096³ / 中位时间",
+                           "H200: 4096³, median of 20 timed launches"),
+                 notes=[t(f"记录：{meta.get('gpu', '')}，nvcc {meta.get('nvcc', '')}（{meta.get('nvcc_flags', '')}），"
+                          f"{meta.get('date', '')}；measurements/h200/gemm/results.json。",
+                          f"recorded on {meta.get('gpu', '')}, {meta.get('date', '')}")])
+
+
+def sass_counts(path: str | Path | None = None) -> dict[str, dict[str, int]]:
+    """Static shared-memory instructions of each kernel in the recorded SASS (cuobjdump of gemm_bench):
+    {kernel: {"LDS": n, "LDS.128": n, "STS": n, ...}}; {} when the file is absent."""
+    p = Path(path) if path is not None else measurements_dir() / "raw2" / "sass_gemm_bench.txt"
+    if not p.is_file():
+        return {}
+    out: dict[str, dict[str, int]] = {}
+    current = None
+    for line in p.read_text(encoding="utf-8", errors="replace").splitlines():
+        m = re.search(r"Function : (\S+)", line)
+        if m:
+            current = out.setdefault(m[1], {})
+            continue
+        m = re.search(r"\*/\s+(?:@!?P\d+\s+)?(LDS|STS)(\.\w+)?\s", line)
+        if m and current is not None:
+            op = m[1] + (m[2] or "")
+            current[op] = current.get(op, 0) + 1
+    return out
+
+
+def sass_table(names: tuple[str, ...] = H200_KERNELS[1:]) -> Table:
+    """How ptxas compiled the inner loop on the H200: static LDS / LDS.128 / STS counts per kernel (recorded
+    SASS), next to the recorded shared-load instructions and wavefronts at 64³ and labsim's scalar count."""
+    sass = sass_counts()
+    none = t("（未记录）", "(not recorded)")
+    rows = []
+    for name in names:
+        s = sass.get(name)
+        h = records().gemm_counters(name, "64x64x64") or {}
+        res, *_ = run_gemm(name, SHAPE)
+        sim = res.stats.metrics
+        rows.append([_label(name), none if s is None else s.get("LDS", 0), none if s is None else s.get("LDS.128", 0),
+                     h.get("smsp__inst_executed_op_shared_ld.sum", none),
+                     h.get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", none),
+                     sim["smsp__inst_executed_op_shared_ld.sum"],
+                     sim["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"],
+                     h.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", none)])
+    return Table([t("内核", "kernel"), t("SASS 里的 LDS（标量）", "scalar LDS in SASS"),
+                  t("SASS 里的 LDS.128", "LDS.128 in SASS"), t("H200 共享读指令", "H200 shared ld instr"),
+                  t("H200 共享读 wavefront", "H200 shared ld wavefronts"), t("labsim 共享读指令", "labsim shared ld instr"),
+                  t("labsim 共享读 wavefront", "labsim shared ld wavefronts"), t("H200 读 bank 冲突", "H200 ld conflicts")],
+                 rows, caption=t("H200 的 SASS（measurements/h200/raw2/sass_gemm_bench.txt，静态指令数）与 64³ 的计数器",
+                                 "the H200's SASS and its counters at 64³"))
+
+
+# ---- the explorer --------------------------------------------------------------------------------------
+
+EXPLORER_TILES = (8, 16, 32)
+EXPLORER_PADS = range(0, 3)
+EXPLORER_KS = range(0, 8)
+EXPLORER_ACCESSES = (
+    ("a_row", "As[ty][k]"),
+    ("b_row", "Bs[k][tx]"),
+    ("b_col", "Bs[tx][k]"),
+    ("store", t("写 tile：Xs[ty][tx]", "tile store Xs[ty][tx]")),
+    ("store_t", t("转置写：Bs[tx][ty]", "transposed store Bs[tx][ty]")),
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def warp_access(tile: int = 16, pad: int = 0, access: str = "b_row", k: int = 0, warp: int = 0):
+    """One warp of a TILE×TILE block touching ``float Xs[TILE][TILE + pad]`` as the GEMM does, on labsim:
+    lane l is thread (tx, ty) = (l % TILE, warp·32/TILE + l / TILE) (for TILE ≥ 32 one row per warp)."""
+    from labsim import launch
+    if access not in dict(EXPLORER_ACCESSES):
+        raise ValueError(f"access must be one of {', '.join(dict(EXPLORER_ACCESSES))}, got {access!r}")
+    if tile not in (4, 8, 16, 32) or not 0 <= pad <= 32 or not 0 <= k < tile:
+        raise ValueError(f"tile must be 4, 8, 16 or 32, pad 0..32 and k in 0..tile-1; got {tile}, {pad}, {k}")
+    ld = tile + pad
+
+    def kernel(blk):
+        tiles = blk.shared((tile, ld), np.float32, name="Xs")
+        flat = warp * 32 + blk.lane
+        tx, ty = flat % tile, flat // tile
+        r, c = {"a_row": (ty, k + 0 * tx), "b_row": (k + 0 * tx, tx), "b_col": (tx, k + 0 * tx),
+                "store": (ty, tx), "store_t": (tx, ty)}[access]
+        if access.startswith("store"):
+            blk.sstore(tiles, r * ld + c, 0.0, name="Xs", line=1)
+        else:
+            blk.sload(tiles, r * ld + c, name="Xs", line=1)
+
+    stats = launch(kernel, grid=1, block=32, name="gemm_tile_access")
+    return stats.instructions[0].sample
+
+
+def explorer_view(tile: int, pad: int, access: str, k: int) -> dict:
+    k = min(k, tile - 1)
+    wa = warp_access(tile, pad, access, k)
+    deg = bank_degrees(wa)
+    lanes, banks = np.nonzero(deg)
+    per_k = [int(warp_access(tile, pad, access, kk).wavefronts) for kk in range(tile)] \
+        if access in ("a_row", "b_row", "b_col") else [int(wa.wavefronts)] * tile
+    what = dict(EXPLORER_ACCESSES)[access]
+    return {
+        "heatmap": {"title": f"float Xs[{tile}][{tile + pad}]，{what}，k = {k}",
+                    "cells": np.stack([lanes, banks, deg[lanes, banks]], axis=1).ravel().tolist()},
+        "per_k": {"values": per_k, "title": t("每个 k 的 wavefront 数（橙色：当前 k）", "wavefronts per k (orange: this k)")},
+        "wavefronts": int(wa.wavefronts), "conflicts": bank_conflicts(wa),
+        "distinct": int(np.unique(np.asarray(wa.words)[np.asarray(wa.active)]).size),
+        "caption": wavefront_caption(wa) + t(f"；这一条指令里 32 个 lane 只要 {int(np.unique(np.asarray(wa.words)).size)} 个不同的字",
+                                             f"; 32 lanes ask for {int(np.unique(np.asarray(wa.words)).size)} distinct words"),
+    }
+
+
+def static_explorer(key: str = "lesson10-gemm-explorer") -> se.StaticExplorer:
+    """tile × padding × access × k → one warp's heatmap and wavefronts, every state precomputed by labsim."""
+    parts = [
+        se.Number("wavefronts", t("wavefront（这个 k）", "wavefronts (this k)")),
+        se.Number("conflicts", t("bank 冲突（ncu 口径）", "bank conflicts (ncu)")),
+        se.Number("distinct", t("不同的字", "distinct words")),
+        se.Text("caption"),
+        se.Heatmap("heatmap", rows=32, cols=32, bounds=DEGREE_BOUNDS, colors=DEGREE_COLORS, legend=DEGREE_LABELS,
+                   xlabel="bank", ylabel="lane", label=t("冲突路数", "conflict degree")),
+        se.Bars("per_k", xlabel="k", ylabel="wavefront", highlight="k"),
+    ]
+    controls = [
+        se.Radio("tile", "TILE", [(T, str(T)) for T in EXPLORER_TILES], value=16),
+        se.Slider("pad", t("填充（每行多几个 float）", "padding (floats per row)"), EXPLORER_PADS),
+        se.Select("access", t("访问", "access"), list(EXPLORER_ACCESSES), value="b_col"),
+        se.Slider("k", "k", EXPLORER_KS),
+    ]
+    presets = [(t("Bs[tx][k]，TILE 16，不填充", "Bs[tx][k], 16, no pad"), {"tile": 16, "pad": 0, "access": "b_col", "k": 0}),
+               (t("Bs[tx][k]，TILE 32，不填充", "Bs[tx][k], 32, no pad"), {"tile": 32, "pad": 0, "access": "b_col", "k": 0}),
+               (t("Bs[tx][k]，TILE 32，填 1", "Bs[tx][k], 32, pad 1"), {"tile": 32, "pad": 1, "access": "b_col", "k": 0}),
+               (t("写 tile，TILE 16，填 1", "tile store, 16, pad 1"), {"tile": 16, "pad": 1, "access": "store", "k": 0})]
+    return se.StaticExplorer(controls, parts, explorer_view,
+                             title=t("GEMM 内层循环的 bank 探索器（labsim 预先算好的全部组合）",
+                                     "GEMM inner-loop bank explorer (precomputed by labsim)"),
+                             presets=presets, key=key)
+
+
+def bank_explorer():
+    """ipywidgets in Jupyter (each change reruns labsim); the static explorer during the site build."""
+    def widgets():
+        import ipywidgets as w
+        from IPython.display import display
+        tile = w.ToggleButtons(options=[(str(T), T) for T in EXPLORER_TILES], value=16, description="TILE")
+        pad = w.IntSlider(value=0, min=0, max=4, description=t("填充", "padding"), continuous_update=False)
+        access = w.Dropdown(options=[(label, a) for a, label in EXPLORER_ACCESSES], value="b_col",
+                            description=t("访问", "access"))
+        k = w.IntSlider(value=0, min=0, max=31, description="k", continuous_update=False)
+        status, out = w.HTML(), w.Output()
+
+        def redraw(tile, pad, access, k):
+            kk = min(k, tile - 1)
+            wa = warp_access(tile, pad, access, kk)
+            status.value = f"<b>labsim</b>：{wavefront_caption(wa)}"
+            with out:
+                out.clear_output(wait=True)
+                display(draw_bank_heatmap(wa, title=f"float Xs[{tile}][{tile + pad}]，"
+                                                    f"{dict(EXPLORER_ACCESSES)[access]}，k = {kk}"))
+
+        w.interactive_output(redraw, {"tile": tile, "pad": pad, "access": access, "k": k})
+        return w.HBox([w.VBox([tile, pad, access, k, status]), out])
+
+    return se.choose(static_explorer, widgets)

@@ -1,0 +1,90 @@
+"""Lesson 10's teaching order and tables, checked on what the lesson really shows: the playground kernel, no
+B-tile index (the answer) in anything displayed before the exercise, sentences naming real table columns."""
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+
+from lessonref import REPO, answer_only, read_lesson, run_cell, shown_texts
+
+from figures import lesson10
+from figures.table import Table
+
+LESSON10 = REPO / "lessons" / "lesson10_gemm_tiled.qmd"
+
+
+@pytest.fixture(scope="module")
+def lesson():
+    return read_lesson(LESSON10)
+
+
+def _role(lesson, name):
+    return [c for c in lesson.cells if c.options.get("course_role") == name]
+
+
+def _runnable(c) -> bool:
+    # %%writefile cells and the grader's check run in test_lesson10_runs; the explorer is tested on its own
+    return (c.lang == "python" and not c.source.startswith("%%") and "check(" not in c.source
+            and "bank_explorer" not in c.source)
+
+
+@pytest.fixture(scope="module")
+def ran(lesson):
+    ns: dict = {}
+    out = []
+    for c in lesson.cells:
+        if _runnable(c) and not answer_only(c.divs):
+            value, printed = run_cell(c.source, ns)
+            out.append((c, value, shown_texts(value, printed)))
+    return out
+
+
+def test_one_short_editable_kernel(lesson):
+    (play,) = [c for c in lesson.cells if "playground" in (c.options.get("tags") or [])]
+    tree = ast.parse(play.source)
+    kernels = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    assert len(kernels) == 1 and kernels[0].args.args[0].arg == "blk"
+    assert len(play.source.strip().splitlines()) <= 15
+    assert "launch(" in play.source and not answer_only(play.divs)
+    (ex,) = _role(lesson, "exercise")
+    assert play.line < ex.line
+
+
+def test_nothing_displayed_before_the_exercise_gives_the_index_away(lesson, ran):
+    (ex,) = _role(lesson, "exercise")
+    before = [(c, texts) for c, _, texts in ran if c.line < ex.line]
+    assert len(before) >= 4, "the cells before the exercise did not run"
+    pattern = re.compile(r"\(\s*t\s*\+\s*ty\s*\)\s*\*\s*N")
+    bad = [c.line for c, texts in before if pattern.search(" ".join(texts))]
+    assert not bad, f"cells at lines {bad} display the B-tile index before the exercise"
+    after = " ".join(t for c, _, texts in ran if c.line > ex.line for t in texts)
+    assert pattern.search(after), "the detector finds the index where the lesson shows it (it can fail)"
+
+
+NAMED = re.compile(r"“([^”]+)”\s*(列|行)")
+
+
+def test_sentences_name_columns_the_tables_have(lesson, ran):
+    tables = [v for _, v, _ in ran if isinstance(v, Table)]
+    headers = {h for tab in tables for h in tab.headers}
+    named = [(ln, m.group(1), m.group(2)) for ln, t, _ in lesson.prose for m in NAMED.finditer(t)]
+    assert len(named) >= 4
+    bad = [f"line {ln}: “{name}”{kind}" for ln, name, kind in named if kind == "列" and name not in headers]
+    assert not bad, "sentences name columns no table has: " + "; ".join(bad)
+
+
+def test_figures_are_referred_to_after_they_exist(lesson):
+    text = LESSON10.read_text(encoding="utf-8")
+    for c in lesson.cells:
+        label = str(c.options.get("label", ""))
+        if label.startswith("fig-"):
+            assert text.index(f"@{label}") > 0 and c.options.get("fig-alt")
+
+
+def test_explorer_static_build(monkeypatch):
+    monkeypatch.setenv("COURSEBUILD_STATIC", "1")
+    ex = lesson10.bank_explorer()
+    assert ex.view_at(tile=16, pad=0, access="b_col", k=0)["wavefronts"] == 8
+    assert ex.view_at(tile=32, pad=1, access="b_col", k=5)["wavefronts"] == 1
