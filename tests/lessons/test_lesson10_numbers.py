@@ -127,6 +127,20 @@ def test_race_figure_marks_the_wrong_elements():
         assert int(np.asarray(img).sum()) == row[3]
 
 
+def test_which_rows_survive_the_adversarial_order():
+    """The prose: without the first barrier only the last warp to run (warp 0: rows 0-1 of each block) is right,
+    without the second only the first (warp 7: rows 14-15) is; every other row has wrong elements."""
+    M, N, K = lesson10.SHAPE
+    for edits, good in (({"sync1": False}, {0, 1}), ({"sync2": False}, {14, 15})):
+        _, A, B, C = lesson10.run_exercise(M, N, K, schedule="adversarial", **edits)
+        bad = lesson10.wrong_mask(C, A, B)
+        for r in range(M):
+            if r % 16 in good:
+                assert not bad[r].any(), (edits, r)
+            else:
+                assert bad[r].sum() >= N - 2, (edits, r)
+
+
 def test_wrong_mask_uses_the_summation_bound():
     A, B = lesson10.operands(8, 8, 8)
     C = (A.astype(np.float64) @ B).astype(np.float32)
@@ -287,14 +301,18 @@ def test_sass_table_shows_the_merge_where_labsim_differs():
 
 # ---- the prose ---------------------------------------------------------------------------------------
 
-UNIT = re.compile(r"(\d+)\s*(个\s*sector|字节|个\s*warp|个线程|个字|路冲突|个\s*float)")
+UNIT = re.compile(r"(\d+)\s*(个\s*sector|字节|个\s*warp|个线程|个字|路冲突|个\s*float|倍|KiB)")
 
 
 def _claims() -> dict[tuple[str, str], set[int]]:
     """Each (number, unit) the prose may state and what it may be, derived here (not typed from the tables)."""
     naive = {r[2]: r for r in lesson10.lines_table("gemm_naive").data}
     tiled = {r[2]: r for r in lesson10.lines_table("gemm_tiled16").data}
+    req = {n: lesson10.run_gemm(n)[0].stats.metrics["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
+           for n in ("gemm_naive", "gemm_tiled16", "gemm_tiled32")}
     return {
+        ("16", "倍"): {req["gemm_naive"] // req["gemm_tiled16"]}, ("32", "倍"): {req["gemm_naive"] // req["gemm_tiled32"]},
+        ("2", "KiB"): {2 * 16 * 16 * 4 // 1024}, ("8", "KiB"): {2 * 32 * 32 * 4 // 1024},
         ("2", "个sector"): {naive["A"][6]}, ("4", "个sector"): {tiled["B"][6]},
         ("32", "字节"): {GPU.sector_bytes}, ("16", "字节"): {4 * 4}, ("64", "字节"): {16 * 4, 16 * 4 * 1},
         ("8", "个warp"): {16 * 16 // GPU.warp_size}, ("16", "个线程"): {16},
