@@ -228,6 +228,46 @@ def lines_table(name: str = "gemm_naive", shape: tuple[int, int, int] = SHAPE, *
                            f"labsim: {title}, {M}×{N}×{K}, one row per global instruction"))
 
 
+def recorded_registers(path: str | Path | None = None) -> dict[str, int]:
+    """Registers per thread of each GEMM kernel as ncu recorded them (launch__registers_per_thread in
+    raw2/gemm/ncu_gemm_64.csv); {} when absent."""
+    import csv
+    p = Path(path) if path is not None else measurements_dir() / "raw2" / "gemm" / "ncu_gemm_64.csv"
+    if not p.is_file():
+        return {}
+    rows = list(csv.reader(p.read_text(encoding="utf-8", errors="replace").splitlines()))
+    head = rows[0]
+    name, regs = head.index("Kernel Name"), head.index("launch__registers_per_thread")
+    return {r[name]: int(r[regs]) for r in rows[1:] if len(r) > regs and r[regs].isdigit()}
+
+
+def occupancy_table(names: tuple[str, ...] = ("gemm_tiled16", "gemm_tiled32"), gpu: str = "H200") -> Table:
+    """Resident blocks and threads per SM of the tiled kernels, from the GPU preset's limits and the recorded
+    registers per thread: what a bigger tile costs."""
+    from labsim.gpus import get_gpu, occupancy
+    g = get_gpu(gpu)
+    regs = recorded_registers()
+    rows = []
+    for name in names:
+        T = kernel_source(name)[1]
+        ld = T + (1 if name.endswith("_pad") else 0)
+        smem = 2 * T * ld * 4
+        r = regs.get(name)
+        occ = occupancy(g, T * T, smem, r)
+        lim = occ["limits"]
+        rows.append([_label(name), T * T, smem, "—" if r is None else r, lim["threads"], lim["shared"],
+                     lim.get("registers", "—"), occ["blocks"], occ["blocks"] * T * T,
+                     f"{occ['smem_used']} / {occ['smem_per_sm']}"])
+    return Table([t("内核", "kernel"), t("线程/block", "threads/block"), t("两块 tile（字节）", "tile bytes"),
+                  t("寄存器/线程", "regs/thread"), t("线程数允许的 block", "by threads"),
+                  t("共享内存允许的 block", "by shared"), t("寄存器允许的 block", "by registers"),
+                  t("每个 SM 驻留的 block", "blocks per SM"), t("每个 SM 驻留的线程", "threads per SM"),
+                  t("占用共享内存 / SM 容量（字节）", "shared used / capacity")], rows,
+                 caption=t(f"labsim 的 {g.name} 预设：每个 SM 能同时驻留几个 block", f"{g.name} preset: resident blocks per SM"),
+                 notes=[t("寄存器/线程取自 H200 的记录（measurements/h200/raw2/gemm/ncu_gemm_64.csv 的 "
+                          "launch__registers_per_thread）。", "registers per thread: recorded on the H200.")])
+
+
 # ---- the two barriers ----------------------------------------------------------------------------------
 
 RACE_VERSIONS = (

@@ -93,6 +93,31 @@ def test_lines_tables():
     assert tiled["B"][0] == "gemm_tiled.cuh:44" and "B[(t + ty) * N + col]" in tiled["B"][1]
 
 
+def test_occupancy_table_against_the_preset():
+    g = GPU
+    regs = lesson10.recorded_registers()
+    rows = lesson10.occupancy_table().data
+    for row, T in zip(rows, (16, 32)):
+        smem = 2 * T * T * 4
+        by_threads = g.max_threads_per_sm // (T * T)
+        by_smem = g.smem_per_sm // (smem + g.smem_reserved_per_block)
+        assert row[1:3] == [T * T, smem] and (row[4], row[5]) == (by_threads, by_smem)
+        want = min(by_threads, by_smem, g.max_blocks_per_sm)
+        r = regs.get(f"gemm_tiled{T}")
+        if r is not None:
+            per_warp = -(-r * 32 // g.reg_alloc_unit) * g.reg_alloc_unit
+            want = min(want, g.regs_per_sm // (per_warp * (T * T // 32)))
+        assert row[7] == want and row[8] == want * T * T
+    assert rows[0][8] == rows[1][8] and rows[0][7] > rows[1][7]     # the prose: same threads, fewer blocks
+
+
+def test_recorded_registers_parse(tmp_path):
+    p = tmp_path / "n.csv"
+    p.write_text('"ID","Kernel Name","launch__registers_per_thread"\n"","","register/thread"\n"0","k","30"\n')
+    assert lesson10.recorded_registers(p) == {"k": 30}
+    assert lesson10.recorded_registers(tmp_path / "none.csv") == {}
+
+
 # ---- races ---------------------------------------------------------------------------------------------
 
 def test_race_table_and_its_lines():
@@ -313,6 +338,7 @@ def _claims() -> dict[tuple[str, str], set[int]]:
     return {
         ("16", "倍"): {req["gemm_naive"] // req["gemm_tiled16"]}, ("32", "倍"): {req["gemm_naive"] // req["gemm_tiled32"]},
         ("2", "KiB"): {2 * 16 * 16 * 4 // 1024}, ("8", "KiB"): {2 * 32 * 32 * 4 // 1024},
+        ("1024", "个线程"): {GPU.max_threads_per_block},
         ("2", "个sector"): {naive["A"][6]}, ("4", "个sector"): {tiled["B"][6]},
         ("32", "字节"): {GPU.sector_bytes}, ("16", "字节"): {4 * 4}, ("64", "字节"): {16 * 4, 16 * 4 * 1},
         ("8", "个warp"): {16 * 16 // GPU.warp_size}, ("16", "个线程"): {16},
@@ -322,7 +348,6 @@ def _claims() -> dict[tuple[str, str], set[int]]:
         ("4", "字节"): {np.dtype(np.float32).itemsize}, ("128", "字节"): {32 * 4},      # a float; a 32-float row
         # each step, each C element: requested bytes per C element / steps / 4 bytes
         ("2", "个float"): {int(lesson10.intensity_table().data[3][2] / (lesson10.SHAPE[2] / 16) / 4)},
-        ("1024", "个线程"): {GPU.max_threads_per_block if hasattr(GPU, "max_threads_per_block") else 1024},
     }
 
 
