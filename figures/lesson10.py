@@ -94,6 +94,12 @@ def exercise_source(blank: str = FILL, *, sync1: bool = True, sync2: bool = True
     return src
 
 
+def masked(code: str) -> str:
+    """Code as the lesson displays it: the exercise's answer (the B-tile index) shown as the blank, so no table or
+    report of the exercise branch gives it away (the answer branch has the solution cell)."""
+    return code.replace(FILL, "______")
+
+
 def cell_line(file_line: int | None) -> int | None:
     """The exercise cell's line of a line of the written file: ``%%writefile`` is the cell's line 1."""
     return None if file_line is None else file_line + 1
@@ -216,7 +222,7 @@ def lines_table(name: str = "gemm_naive", shape: tuple[int, int, int] = SHAPE, *
     for s in res.stats.instructions:
         if s.space != "global":
             continue
-        rows.append([where(s.line), res.source_line(s.line).strip(), s.array, "ld" if s.op == "ld" else "st",
+        rows.append([where(s.line), masked(res.source_line(s.line).strip()), s.array, "ld" if s.op == "ld" else "st",
                      s.requests, s.cost, round(s.cost / s.requests, 2) if s.requests else 0,
                      round(s.cost * res.stats.gpu.sector_bytes / size[s.array], 2),
                      round(s.bytes_requested / size[s.array], 2)])
@@ -289,7 +295,7 @@ def race_groups(res) -> list[tuple[str, str, int, int]]:
 
 def code_of(res, cell_ln: int) -> str:
     """The code on an exercise-cell line (the written file's line before it), without its comment."""
-    return res.source_line(cell_ln - 1).split("//")[0].strip()
+    return masked(res.source_line(cell_ln - 1).split("//")[0].strip())
 
 
 def cell_message(msg: str) -> str:

@@ -90,7 +90,7 @@ def test_lines_tables():
     tiled = {r[2]: r for r in lesson10.lines_table("gemm_tiled16").data}
     assert tiled["A"][6] == tiled["B"][6] == 4          # "每个请求 4 个 sector"
     assert tiled["A"][7] == N / 16 and tiled["B"][7] == M / 16   # moved N / TILE times
-    assert tiled["B"][0] == "gemm_tiled.cuh:44" and "B[(t + ty) * N + col]" in tiled["B"][1]
+    assert tiled["B"][0] == "gemm_tiled.cuh:44" and tiled["B"][1].endswith("? B[______] : 0.0f;")   # masked
 
 
 def test_occupancy_table_against_the_preset():
@@ -131,6 +131,7 @@ def test_race_table_and_its_lines():
     src = lesson10.exercise_source().splitlines()
     b_store = next(i for i, ln in enumerate(src, 1) if "Bs[ty][tx] =" in ln) + 1      # cell line = file line + 1
     inner = next(i for i, ln in enumerate(src, 1) if "acc += As[ty][k] * Bs[k][tx]" in ln) + 1
+    assert not any(lesson10.FILL in n for n in notes), "the notes show the blank, not its answer"
     assert f"RAW" in notes[0] and f"第 {b_store} 行 ↔ 第 {inner} 行" in notes[0]
     assert "WAR" in notes[1] and f"第 {inner} 行 ↔ 第 {b_store} 行" in notes[1]
 
