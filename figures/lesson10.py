@@ -1,12 +1,12 @@
 """Lesson 10 (shared-memory tiled GEMM): every number and figure the lesson shows, computed on labsim or read
 from the H200 recordings (measurements/h200/gemm/, through measurements/h200/records.py).
 
-Two sources of kernels, both real CUDA run by ``labsim.cuda``:
-
-* the lesson's exercise (``grading/exercises/lesson10/template.cu`` with the blank filled), for the races and
-  the boundary demos: their line numbers are the exercise cell's;
-* the kernels the H200 ran (``measurements/h200/gemm/gemm_naive.cuh`` and ``gemm_tiled.cuh``, variants chosen
-  with its macros TILE, PAD, BT, SYNC1, SYNC2), for the counters, tile sizes and layouts.
+All kernels are real CUDA run by ``labsim.cuda``, built from the lesson's exercise
+(``grading/exercises/lesson10/template.cu`` with the reference fill, which the student kit ships too): the
+exercise itself for the races and boundaries (line numbers are the exercise cell's), and its variants TILE
+4/8/16/32, padded, B tile stored column-wise -- textually the variants of measurements/h200/gemm/gemm_tiled.cuh
+the H200 ran -- for the counters. The naive kernel is :data:`NAIVE_SOURCE` (= gemm_naive.cuh). Without the
+recordings (the student kit) every H200 column reads "not recorded".
 
 A lesson cell calls one function here and shows the :class:`figures.table.Table` or Figure it returns.
 """
@@ -47,10 +47,33 @@ def measurements_dir() -> Path:
     return ROOT / "measurements" / "h200"
 
 
-@functools.lru_cache(maxsize=1)
+class _NotRecorded:
+    """Stands in for measurements/h200/records.py where the recordings are absent (the student kit)."""
+
+    def load(self, name):
+        return None
+
+    def gemm_counters(self, kernel, shape="64x64x64"):
+        return None
+
+    def gemm_gflops(self, name):
+        return None
+
+    def __repr__(self) -> str:
+        return "_NotRecorded()"
+
+
 def records():
-    """measurements/h200/records.py, the one reader of the H200 recordings."""
-    spec = importlib.util.spec_from_file_location("h200_records", measurements_dir() / "records.py")
+    """measurements/h200/records.py, the one reader of the H200 recordings (every answer None without it)."""
+    path = measurements_dir() / "records.py"
+    if not path.is_file():
+        return _NotRecorded()
+    return _load_records(str(path))
+
+
+@functools.lru_cache(maxsize=4)
+def _load_records(path: str):
+    spec = importlib.util.spec_from_file_location("h200_records", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -131,30 +154,61 @@ def run_exercise(M: int, N: int, K: int, *, seed: int = 0, schedule: str = "lock
     return res, A, B, C
 
 
+# The naive kernel of measurements/h200/gemm/gemm_naive.cuh (what the H200 ran; a test keeps them equal), with a
+# launcher. Kept here because the student kit ships figures but not measurements/.
+NAIVE_SOURCE = """\
+// Lesson 10's naive GEMM: C[M, N] = A[M, K] * B[K, N], float32, row-major, one thread per element of C,
+// every operand read from global memory. Block (16, 16), grid (ceil(N / 16), ceil(M / 16)).
+extern "C" __global__ void gemm_naive(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                                      int M, int N, int K) {
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < M && col < N) {
+        float acc = 0.0f;
+        for (int k = 0; k < K; ++k) {
+            acc += A[row * K + k] * B[k * N + col];
+        }
+        C[row * N + col] = acc;
+    }
+}
+"""
+VARIANT = re.compile(r"gemm_tiled(\d+)(_bt)?(_pad)?")
+
+
 def kernel_source(name: str) -> tuple[str, int, str]:
-    """(source, tile, kernel name) of a recorded H200 kernel: ``gemm_naive`` or ``gemm_tiled{16,32}[_bt][_pad]``
-    (also ``gemm_tiled{T}`` for any T ≤ 32, the same file with another TILE)."""
-    folder = measurements_dir() / "gemm"
+    """(source, tile, kernel) of a lesson kernel: ``gemm_naive``, or ``gemm_tiled{T}[_bt][_pad]`` built from the
+    exercise (reference fill) by changing only TILE, the tiles' row length (``_pad``: ``[TILE][TILE + 1]``) and
+    the B tile's layout (``_bt``: stored as ``Bs[tx][ty]``, read as ``Bs[tx][k]``) -- the variants of
+    measurements/h200/gemm/gemm_tiled.cuh the H200 ran (a test checks they count the same)."""
     if name == "gemm_naive":
-        return (folder / "gemm_naive.cuh").read_text(encoding="utf-8"), 16, "gemm_naive"
-    m = re.fullmatch(r"gemm_tiled(\d+)(_bt)?(_pad)?", name)
-    if not m or not 1 <= int(m[1]) <= 32:
-        raise ValueError(f"unknown GEMM kernel {name!r}: gemm_naive or gemm_tiled<T>[_bt][_pad], T ≤ 32")
-    src = (folder / "gemm_tiled.cuh").read_text(encoding="utf-8")
-    for macro, value in (("TILE", m[1]), ("PAD", "1" if m[3] else "0"), ("BT", "1" if m[2] else "0")):
-        src = src.replace(f"#define {macro} {16 if macro == 'TILE' else 0}", f"#define {macro} {value}")
-    return src, int(m[1]), "gemm_tiled"
+        return NAIVE_SOURCE, 16, "gemm_naive"
+    m = VARIANT.fullmatch(name)
+    if not m or int(m[1]) not in (4, 8, 16, 32):
+        raise ValueError(f"unknown GEMM kernel {name!r}: gemm_naive or gemm_tiled<T>[_bt][_pad], T in 4, 8, 16, 32")
+    src = exercise_source()
+    edits = [("constexpr int TILE = 16;", f"constexpr int TILE = {m[1]};")]
+    if m[3]:
+        edits += [("__shared__ float As[TILE][TILE];", "__shared__ float As[TILE][TILE + 1];"),
+                  ("__shared__ float Bs[TILE][TILE];", "__shared__ float Bs[TILE][TILE + 1];")]
+    if m[2]:
+        edits += [("Bs[ty][tx] = (t + ty < K && col < N)", "Bs[tx][ty] = (t + ty < K && col < N)"),
+                  ("acc += As[ty][k] * Bs[k][tx];", "acc += As[ty][k] * Bs[tx][k];")]
+    for old, new in edits:
+        if src.count(old) != 1:
+            raise ValueError(f"kernel_source({name!r}): expected one {old!r} in the exercise template")
+        src = src.replace(old, new)
+    return src, int(m[1]), "gemm_tiled_kernel"
 
 
 @functools.lru_cache(maxsize=64)
 def run_gemm(name: str, shape: tuple[int, int, int] = SHAPE, seed: int = 0):
-    """Run a recorded kernel (see :func:`kernel_source`) on labsim at M×N×K; returns (result, A, B, C)."""
+    """Run a lesson kernel (see :func:`kernel_source`) on labsim at M×N×K; returns (result, A, B, C)."""
     from labsim.cuda import compile as compile_cuda
     M, N, K = shape
     src, tile, kernel = kernel_source(name)
     A, B = operands(M, N, K, seed)
     C = np.full((M, N), np.nan, dtype=np.float32)
-    prog = compile_cuda(src, f"{name}.cu")
+    prog = compile_cuda(src, f"{name}.cu" if name == "gemm_naive" else TARGET)
     res = prog.launch(kernel, (-(-N // tile), -(-M // tile)), (tile, tile), (A, B, C, M, N, K))
     return res, A, B, C
 
@@ -162,7 +216,7 @@ def run_gemm(name: str, shape: tuple[int, int, int] = SHAPE, seed: int = 0):
 def _label(name: str) -> str:
     if name == "gemm_naive":
         return t("朴素 GEMM", "naive GEMM")
-    m = re.fullmatch(r"gemm_tiled(\d+)(_bt)?(_pad)?", name)
+    m = VARIANT.fullmatch(name)
     T, bt, pad = int(m[1]), bool(m[2]), bool(m[3])
     ld = f"[{T}][{T + 1}]" if pad else f"[{T}][{T}]"
     return f"tiled {T}×{T}, " + (f"Bs[tx][k] {ld}" if bt else f"Bs[k][tx] {ld}")
@@ -215,14 +269,17 @@ def lines_table(name: str = "gemm_naive", shape: tuple[int, int, int] = SHAPE, *
     else:
         res, *_ = run_gemm(name, shape)
         title = _label(name)
-        where = lambda ln: f"{name.split('_')[0]}_{name.split('_')[1]}.cuh:{ln}" if name == "gemm_naive" \
-            else f"gemm_tiled.cuh:{ln}"   # noqa: E731
+        if name == "gemm_naive":
+            where = lambda ln: f"gemm_naive.cuh:{ln}"   # noqa: E731
+        else:
+            where = lambda ln: t(f"单元格第 {cell_line(ln)} 行", f"cell line {cell_line(ln)}")   # noqa: E731
     size = {"A": M * K * 4, "B": K * N * 4, "C": M * N * 4}
     rows = []
     for s in res.stats.instructions:
         if s.space != "global":
             continue
-        rows.append([where(s.line), masked(res.source_line(s.line).strip()), s.array, "ld" if s.op == "ld" else "st",
+        code = masked(res.source_line(s.line).split("//")[0].strip())
+        rows.append([where(s.line), code, s.array, "ld" if s.op == "ld" else "st",
                      s.requests, s.cost, round(s.cost / s.requests, 2) if s.requests else 0,
                      round(s.cost * res.stats.gpu.sector_bytes / size[s.array], 2),
                      round(s.bytes_requested / size[s.array], 2)])

@@ -90,7 +90,50 @@ def test_lines_tables():
     tiled = {r[2]: r for r in lesson10.lines_table("gemm_tiled16").data}
     assert tiled["A"][6] == tiled["B"][6] == 4          # "每个请求 4 个 sector"
     assert tiled["A"][7] == N / 16 and tiled["B"][7] == M / 16   # moved N / TILE times
-    assert tiled["B"][0] == "gemm_tiled.cuh:44" and tiled["B"][1].endswith("? B[______] : 0.0f;")   # masked
+    src = lesson10.exercise_source().splitlines()
+    b_line = next(i for i, ln in enumerate(src, 1) if "Bs[ty][tx] =" in ln)
+    assert tiled["B"][0] == f"单元格第 {b_line + 1} 行" and tiled["B"][1].endswith("? B[______] : 0.0f;")   # masked
+
+
+def test_naive_source_is_the_recorded_kernel():
+    path = lesson10.measurements_dir() / "gemm" / "gemm_naive.cuh"
+    if not path.is_file():
+        pytest.skip("gemm_naive.cuh not recorded")
+    assert lesson10.NAIVE_SOURCE.strip() == path.read_text(encoding="utf-8").strip()
+
+
+@pytest.mark.parametrize("name", lesson10.H200_KERNELS[1:])
+@pytest.mark.parametrize("shape", [lesson10.SHAPE, lesson10.ODD_SHAPE])
+def test_variants_count_as_the_recorded_sources(name, shape):
+    """The lesson's variants (built from the exercise) and gemm_tiled.cuh's (what the H200 ran) give labsim the
+    same counters, line for line: the recorded H200 numbers apply to the lesson's kernels."""
+    import labsim.cuda as lc
+    path = lesson10.measurements_dir() / "gemm" / "gemm_tiled.cuh"
+    if not path.is_file():
+        pytest.skip("gemm_tiled.cuh not recorded")
+    m = lesson10.VARIANT.fullmatch(name)
+    src = path.read_text(encoding="utf-8").replace("#define TILE 16", f"#define TILE {m[1]}")
+    src = src.replace("#define PAD 0", f"#define PAD {1 if m[3] else 0}").replace("#define BT 0", f"#define BT {1 if m[2] else 0}")
+    M, N, K = shape
+    T = int(m[1])
+    A, B = lesson10.operands(M, N, K)
+    C = np.zeros((M, N), np.float32)
+    rec = lc.compile(src, "gemm_tiled.cu").launch("gemm_tiled", (-(-N // T), -(-M // T)), (T, T), (A, B, C, M, N, K))
+    ours, *_ = lesson10.run_gemm(name, shape)
+    assert ours.stats.metrics == rec.stats.metrics
+    assert sorted((s.space, s.op, s.array, s.requests, s.cost) for s in ours.stats.instructions) == \
+        sorted((s.space, s.op, s.array, s.requests, s.cost) for s in rec.stats.instructions)
+
+
+def test_tables_without_the_recordings(monkeypatch, tmp_path):
+    """The student kit ships figures but not measurements/: every H200 column reads 'not recorded'."""
+    monkeypatch.setattr(lesson10, "measurements_dir", lambda: tmp_path)
+    none = ("（未记录）", "(not recorded)")
+    rows = lesson10.h200_table().data
+    assert all(r[2] in none for r in rows[0::2]) and rows[1][2] == 16384
+    assert lesson10.gflops_table().data[0][1] in none
+    assert all(r[1] in none for r in lesson10.sass_table().data)
+    assert all(r[3] == "—" for r in lesson10.occupancy_table().data)
 
 
 def test_occupancy_table_against_the_preset():
