@@ -218,8 +218,8 @@ def _label(name: str) -> str:
         return t("朴素 GEMM", "naive GEMM")
     m = VARIANT.fullmatch(name)
     T, bt, pad = int(m[1]), bool(m[2]), bool(m[3])
-    ld = f"[{T}][{T + 1}]" if pad else f"[{T}][{T}]"
-    return f"tiled {T}×{T}, " + (f"Bs[tx][k] {ld}" if bt else f"Bs[k][tx] {ld}")
+    # short: the H200 tables have nine columns; "+1" is the padded row [TILE][TILE + 1]
+    return f"TILE {T}, " + ("Bs[tx][k]" if bt else "Bs[k][tx]") + (" +1" if pad else "")
 
 
 # ---- global traffic and reuse ----------------------------------------------------------------------------
