@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import re
 from pathlib import Path
 
@@ -403,6 +404,55 @@ def race_figure(shape: tuple[int, int, int] = SHAPE) -> Figure:
         ax.set_xlabel(t("列 col（白线：block 边界）", "column (white: block edges)"))
         ax.set_ylabel(t("行 row", "row"))
     return fig
+
+
+def _racecheck_pairs(kernel: str, shape: str, data: dict) -> str:
+    """racecheck's (severity, write line, read line) groups of one recorded analysis run, named by array."""
+    case = next((c for c in data.get("cases", []) if c["kernel"] == kernel and c["shape"] == shape
+                 and c["mode"] == "analysis"), None)
+    if case is None:
+        return t("（未记录）", "(not recorded)")
+    src = (measurements_dir() / "gemm" / "gemm_tiled.cuh")
+    lines = src.read_text(encoding="utf-8").splitlines() if src.is_file() else []
+
+    def array(ln: int) -> str:
+        text = lines[ln - 1].strip() if 0 < ln <= len(lines) else ""
+        m = re.match(r"(As|Bs)\[", text)
+        return m[1] if m else t("内层循环", "inner loop") if "acc +=" in text else f":{ln}"
+
+    groups = sorted({(p["severity"], p["first"]["access"], p["first"]["line"], p["second"]["access"],
+                      p["second"]["line"]) for p in case["pairs"]})
+    sev = {"error": t("error（不同 warp）", "error (two warps)"), "warning": t("warning（同一 warp）", "warning (one warp)")}
+    return "；".join(f"{sev.get(g[0], g[0])}：{array(g[2])} {g[1]} :{g[2]} ↔ {array(g[4])} {g[3]} :{g[4]}"
+                    for g in groups)
+
+
+def h200_race_table() -> Table:
+    """The exercise without one barrier: wrong elements of C in the H200's plain runs (recorded, gemm_bench's
+    ``race`` mode on gemm_tiled.cuh with SYNC1/SYNC2 = 0) next to labsim's adversarial order, and the hazard
+    groups racecheck reported on the H200 (gemm_tiled.cuh's lines)."""
+    path = measurements_dir() / "racecheck" / "results.json"
+    data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    none = t("（未记录）", "(not recorded)")
+    runs = data.get("plain_runs", {}).get("gemm", [])
+    rows = []
+    for label, edits, kernel in ((RACE_VERSIONS[1][0], {"sync1": False}, "gemm_tiled16_nosync1"),
+                                 (RACE_VERSIONS[2][0], {"sync2": False}, "gemm_tiled16_nosync2")):
+        shapes = sorted({(r["M"], r["N"], r["K"]) for r in runs if r["name"] == kernel}) or [SHAPE]
+        for M, N, K in shapes:
+            rec = next((r for r in runs if r["name"] == kernel and (r["M"], r["N"], r["K"]) == (M, N, K)), None)
+            if (M, N, K) == SHAPE:
+                _, A, B, C = run_exercise(M, N, K, schedule="adversarial", **edits)
+                sim = f"{int(wrong_mask(C, A, B).sum())} / {M * N}"
+            else:
+                sim = t("（太大，不模拟）", "(not simulated)")
+            rows.append([label, f"{M}×{N}×{K}", none if rec is None else f"{rec['wrong']} / {M * N}", sim,
+                         _racecheck_pairs(kernel, f"{M}x{N}x{K}", data) if (M, N, K) == SHAPE else ""])
+    return Table([t("版本", "version"), "M×N×K", t("H200 直接运行：C 的错误元素", "H200 plain run: wrong"),
+                  t("labsim adversarial：C 的错误元素", "labsim adversarial: wrong"),
+                  t("H200 racecheck 报告的冒险（gemm_tiled.cuh 的行）", "H200 racecheck hazards (gemm_tiled.cuh lines)")],
+                 rows, caption=t("删掉一个屏障：H200 的记录（measurements/h200/racecheck/results.json）与 labsim",
+                                 "one barrier removed: recorded H200 runs and labsim"))
 
 
 # ---- shared-memory banks of the inner loop ---------------------------------------------------------------

@@ -196,6 +196,29 @@ def test_race_figure_marks_the_wrong_elements():
         assert int(np.asarray(img).sum()) == row[3]
 
 
+def test_h200_race_table_reads_the_recording():
+    path = lesson10.measurements_dir() / "racecheck" / "results.json"
+    if not path.is_file():
+        pytest.skip("racecheck/results.json not recorded")
+    runs = json.loads(path.read_text())["plain_runs"]["gemm"]
+    rows = lesson10.h200_race_table().data
+    adv = {r[0]: r[3] for r in lesson10.race_table().data if r[1] == "adversarial"}
+    for row in rows:
+        kernel = "gemm_tiled16_nosync1" if "第一个" in row[0] else "gemm_tiled16_nosync2"
+        M, N, K = map(int, row[1].split("×"))
+        rec = next(r for r in runs if r["name"] == kernel and (r["M"], r["N"], r["K"]) == (M, N, K))
+        assert row[2] == f"{rec['wrong']} / {M * N}"
+        if (M, N, K) == lesson10.SHAPE:
+            assert row[3] == f"{adv[row[0]]} / {M * N}"
+            assert "Bs write :44" in row[4] and "As write :40" in row[4] and "error" in row[4]
+    # the prose: without the first barrier the H200 is wrong, without the second its recorded runs were right
+    assert all(r["wrong"] > 0 for r in runs if r["name"] == "gemm_tiled16_nosync1")
+    assert all(r["wrong"] == 0 for r in runs if r["name"] == "gemm_tiled16_nosync2")
+    src = (lesson10.measurements_dir() / "gemm" / "gemm_tiled.cuh").read_text().splitlines()
+    assert src[43].strip().startswith("Bs[ty][tx] =") and src[39].strip().startswith("As[ty][tx] =")
+    assert src[52].strip().startswith("acc += As[ty][k] * Bs[k][tx]")
+
+
 def test_which_rows_survive_the_adversarial_order():
     """The prose: without the first barrier only the last warp to run (warp 0: rows 0-1 of each block) is right,
     without the second only the first (warp 7: rows 14-15) is; every other row has wrong elements."""
