@@ -5,7 +5,7 @@ Layout (relative to the project root):
 ``_build/<branch>/``            Quarto project of the branch: ``_quarto*.yml``, the branch ``.qmd`` of every
                                 page, the student notebook ``.ipynb`` next to it, lesson resources
 ``_build/executed/<branch>/``   the executed notebooks the fallback pages are made from
-``_build/vendor/``              npm cache of Mermaid and MathJax
+``_build/vendor/``              npm cache of Mermaid and MathJax (``npm pack``)
 ``_site/answer/``, ``_site/exercise/``  the two sites (each page's notebook next to its ``.html``)
 ``_site/notebooks/``            the student hand-out: exercise notebooks and the files they use
 ``_site/index.html``            a landing page; ``_site/build-info.json``: renderer, time, input digest
@@ -41,7 +41,7 @@ from .site import Site, load_site
 from .studentkit import make_student_kit
 from .transforms import NOTEBOOK_PIPELINE, SOURCE_PIPELINE, run_pipeline
 from .transforms.guard_leaks import LeakError
-from .vendor import ensure_vendor, install_vendor
+from .vendor import ensure_vendor, install_for_quarto, install_vendor
 
 DIGEST_GLOBS = ("_quarto*.yml", "index.qmd", "lessons/**/*", "labsim/**/*", "figures/**/*", "grading/**/*",
                 "assets/**/*", "pyproject.toml")
@@ -288,7 +288,8 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
 
     # 3. Render.
     t = time.perf_counter()
-    vendor_files = {} if use_quarto else ensure_vendor(build_dir / "vendor")
+    # Quarto brings its own Mermaid; MathJax comes from npm for both renderers (never from a CDN).
+    vendor_files = ensure_vendor(build_dir / "vendor", names=("mathjax",) if use_quarto else None)
     for name, vf in vendor_files.items():
         log(f"coursebuild: {name}: {vf.note if vf.path else 'not available: ' + vf.note}")
         if vf.path is None:
@@ -296,6 +297,8 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
     for b in branches:
         dest = site_dir / b
         if use_quarto:
+            copied = install_for_quarto(vendor_files, build_dir / b)
+            report.vendored = {k: v.note for k, v in vendor_files.items() if k in copied}
             for w in render_branch(quarto, build_dir / b, b, dest, pythonpath=str(root), env=explorer_env):
                 log(f"coursebuild: quarto warning ({b}): {w}")
                 report.warnings.append(f"{b}: {w}")

@@ -1,9 +1,10 @@
-"""Local copies of the two browser scripts the fallback pages need: Mermaid and MathJax.
+"""Local copies of the browser scripts the pages need: Mermaid (fallback pages) and MathJax (both renderers).
 
 Pages must work offline (a classroom without internet, the headless test browser), so scripts are
 never loaded from a CDN. At build time the pinned npm packages are fetched with ``npm pack`` (npm
 checks the registry's integrity hash) into ``_build/vendor/`` once, and the one file each page needs
-is copied into the site:
+is copied into the site (Quarto pages: MathJax only, at :data:`QUARTO_MATHJAX`;
+Quarto brings its own Mermaid):
 
 * ``mermaid`` -> ``dist/mermaid.min.js`` (a self-contained IIFE bundle, no lazy-loaded chunks);
 * ``mathjax`` -> ``es5/tex-svg-full.js`` (every TeX extension and SVG glyphs inside one file).
@@ -28,6 +29,11 @@ PACKAGES = {
     "mermaid": ("mermaid@11.17.2", "package/dist/mermaid.min.js", "COURSEBUILD_MERMAID_JS"),
     "mathjax": ("mathjax@3.2.2", "package/es5/tex-svg-full.js", "COURSEBUILD_MATHJAX_JS"),
 }
+
+
+# Where each Quarto branch project gets the vendored MathJax: _quarto.yml's html-math-method url names this
+# file (Quarto makes the url relative to each page and copies the file into the site).
+QUARTO_MATHJAX = "course_libs/mathjax-tex-svg-full.js"
 
 
 @dataclass
@@ -85,14 +91,15 @@ def _fetch(name: str, cache: Path, timeout: int) -> VendorFile:
     return VendorFile(name, target, f"{spec} (npm)")
 
 
-def ensure_vendor(cache: Path, timeout: int = 120) -> dict[str, VendorFile]:
-    """Fetch (or find cached) every script in :data:`PACKAGES`; never raises for a missing network.
+def ensure_vendor(cache: Path, timeout: int = 120, names: tuple[str, ...] | None = None) -> dict[str, VendorFile]:
+    """Fetch (or find cached) the scripts ``names`` (default: all of :data:`PACKAGES`); never raises for a
+    missing network.
 
     After one npm failure the remaining packages are not tried (same registry, same outcome).
     """
     out: dict[str, VendorFile] = {}
     failed = ""
-    for name in PACKAGES:
+    for name in names or tuple(PACKAGES):
         if failed:
             out[name] = VendorFile(name, None, f"not tried after: {failed}")
             continue
@@ -116,3 +123,18 @@ def install_vendor(files: dict[str, VendorFile], site_libs: Path) -> dict[str, s
                 shutil.copyfile(lic, site_libs / f"{name}-LICENSE")
             copied[name] = dest.name
     return copied
+
+
+def install_for_quarto(files: dict[str, VendorFile], project: Path) -> dict[str, str]:
+    """Copy MathJax (and its licence) where _quarto.yml's ``html-math-method`` url expects it in ``project``;
+    return ``{"mathjax": path}`` if it was available, else ``{}`` (formulas then stay TeX)."""
+    vf = files.get("mathjax")
+    if vf is None or vf.path is None:
+        return {}
+    dest = project / QUARTO_MATHJAX
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(vf.path, dest)
+    lic = vf.path.parent / "LICENSE"
+    if lic.is_file():
+        shutil.copyfile(lic, dest.parent / "mathjax-LICENSE")
+    return {"mathjax": QUARTO_MATHJAX}

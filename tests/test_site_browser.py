@@ -1,101 +1,31 @@
-"""The built site in headless Chromium (Debian's, via Playwright): what an instructor and a student see.
+"""The built site in headless Chromium: what an instructor and a student see.
 
-Every page of both branches, rendered by Quarto (skips with a reason when Quarto is not on PATH; ``.ci/run``
-installs it) and by the fallback renderer. Skips with a reason when ``/usr/bin/chromium`` or the
-``playwright`` package is missing. Screenshots go to ``artifacts/site_browser/<renderer>/`` (gitignored).
-Pages are served from a local HTTP server (as a deployed site is; Chromium refuses Quarto's module scripts
-and search index on ``file://``). No request may leave the machine: any other host is aborted and fails the test.
+Every page of both branches (enumerated from _quarto.yml, so a new lesson is covered as it lands), rendered
+by Quarto (skips with a reason when Quarto is not on PATH; ``.ci/run`` installs it) and by the fallback
+renderer. Skips with a reason when ``/usr/bin/chromium`` or the ``playwright`` package is missing.
+Screenshots go to ``artifacts/site_browser/<renderer>/`` (gitignored). No request may leave the machine:
+any other host is aborted and fails the test (``tests/sitepages.py``).
 """
 from __future__ import annotations
 
-import functools
-import http.server
 import re
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))                 # sitebuilds, explorer_drive
+sys.path.insert(0, str(Path(__file__).resolve().parent))                 # sitebuilds, sitepages, explorer_drive
 sys.path.insert(0, str(Path(__file__).resolve().parent / "coursebuild"))  # cb_leakprobe
 import explorer_drive  # noqa: E402
 from cb_leakprobe import probes  # noqa: E402
-from sitebuilds import RENDERERS, build_info, site_root  # noqa: E402
+from sitebuilds import build_info  # noqa: E402
+from sitepages import ARTIFACTS, BRANCHES, Opened, browser, playwright_or_skip, shot, site  # noqa: E402,F401
 
 from coursebuild.site import load_site  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = REPO / "artifacts" / "site_browser"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
-BRANCHES = ("exercise", "answer")
 PAGES = load_site(REPO).pages
-LESSON9 = "lessons/lesson09_transpose_tiled.qmd"
-# Console errors that are not the course's own scripts': Chromium asks every site for /favicon.ico.
-THIRD_PARTY = re.compile(r"/favicon\.ico$")
-
-if not CHROMIUM.exists():
-    pytest.skip(f"{CHROMIUM} not installed (run tools/ensure_system_packages.sh)", allow_module_level=True)
-playwright_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
-@pytest.fixture(scope="module", params=RENDERERS)
-def site(request):
-    """(renderer, build folder, base URL of its _site/ on a local HTTP server)."""
-    root = site_root(request.param)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root / "_site")))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield request.param, root, f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
-        yield b
-        b.close()
-
-
-class Opened:
-    """A page loaded offline, with the requests it tried to send out and its errors."""
-
-    def __init__(self, browser, base: str, rel: str) -> None:
-        self.base = base
-        self.page = browser.new_page(viewport={"width": 1280, "height": 900})
-        self.outside: list[str] = []
-        self.errors: list[str] = []
-        self.page.route("**/*", self._only_local)
-        self.page.on("pageerror", lambda err: self.errors.append(f"{err}\n{getattr(err, 'stack', '')}"))
-        self.page.on("console", lambda m: self.errors.append(f"{m.text} @ {m.location.get('url', '')}")
-                     if m.type == "error" else None)
-        self.page.goto(base + rel, wait_until="load")
-        self.page.wait_for_timeout(300)
-        # Mermaid draws after load: wait until no flowchart source is left undrawn.
-        self.page.wait_for_function("!Array.from(document.querySelectorAll('pre.mermaid')).some("
-                                    "p => !p.querySelector('svg'))", timeout=30000)
-
-    def _only_local(self, route) -> None:
-        if route.request.url.startswith((self.base, "data:")):
-            route.continue_()
-        else:
-            self.outside.append(route.request.url)
-            route.abort()
-
-    def own_errors(self) -> list[str]:
-        return [e for e in self.errors if not THIRD_PARTY.search(e)]
-
-    def main_text(self) -> str:
-        return self.page.locator("main").first.inner_text()
+playwright_or_skip()
 
 
 def _branch_source(root: Path, branch: str, page: str) -> str:
@@ -119,11 +49,6 @@ def _expected_headings(source: str) -> list[tuple[str, str]]:
         counts[lvl - top + 1:] = [0] * (6 - (lvl - top))
         out.append((".".join(map(str, counts[: lvl - top + 1])), re.sub(r"`", "", text)))
     return out
-
-
-def _shot(page, renderer: str, name: str) -> None:
-    (ARTIFACTS / renderer).mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / renderer / f"{name}.png"), full_page=True)
 
 
 @pytest.mark.parametrize("branch", BRANCHES)
@@ -162,10 +87,12 @@ def test_page(browser, site, branch, page_path):
             assert drawn, f"{label} is not drawn"
 
         # Cross-references land on what they name: "小节 3.2" on the heading numbered 3.2, "图 N" on figure N.
-        # (Quarto's script makes the links absolute: compare the resolved URL with this page's)
+        # (Quarto's script makes the links absolute, naming an index.html page by its folder: compare the
+        # resolved URL with this page's)
         refs = page.evaluate("""Array.from(document.querySelectorAll('main a[href]')).filter(a => {
               const u = new URL(a.getAttribute('href'), location.href);
-              return u.pathname === location.pathname && /^#(sec|fig)-/.test(u.hash)
+              const path = p => p.replace(/\\/$/, '/index.html');
+              return path(u.pathname) === path(location.pathname) && /^#(sec|fig)-/.test(u.hash)
                      && /^(小节|图)\\s/.test(a.textContent.trim());
             }).map(a => [a.textContent.trim(), new URL(a.getAttribute('href'), location.href).hash])""")
         assert len(refs) == len(re.findall(r"(?<![\w@])@(?:sec|fig)-[\w-]*\w", _prose(source))), refs
@@ -195,6 +122,9 @@ def test_page(browser, site, branch, page_path):
         if sec_refs:   # a reader's click: the named heading comes to the top of the window
             text, href = sec_refs[0]
             page.locator("main a[href$='%s']" % href).first.click()
+            # (on a page opened as .../index.html, Quarto's folder-form link reloads the page at the heading)
+            page.wait_for_load_state("load")
+            page.wait_for_function("id => document.getElementById(id)", arg=href[1:], timeout=30000)
             page.wait_for_timeout(400)
             top = page.evaluate("""id => { const t = document.getElementById(id);
                 const h = /^H[1-6]$/.test(t.tagName) ? t : (t.querySelector('h1,h2,h3,h4,h5,h6') || t);
@@ -238,7 +168,7 @@ def test_page(browser, site, branch, page_path):
         if len(boxes) == 2:
             assert boxes[1] - boxes[0] > 300, "previous and next must sit apart, not run on in one line"
 
-        _shot(page, renderer, f"{branch}-{page_path.replace('/', '_').replace('.qmd', '')}")
+        shot(page, renderer, f"{branch}-{page_path.replace('/', '_').replace('.qmd', '')}")
         assert not o.outside, f"the page tried to reach the network: {o.outside[:5]}"
         assert not o.own_errors(), f"script errors on the page: {o.own_errors()[:3]}"
     finally:
@@ -288,6 +218,24 @@ def test_lesson9_diagram_and_explorer(browser, site, branch):
             if fill in ("none", "transparent") or fill.startswith("rgba(0, 0, 0, 0"):
                 fill = "rgb(255, 255, 255)"
             assert _contrast(color, fill) >= 4.5, f"{cls}: text {color} on {fill} is hard to read"
+        # Each subgraph title is drawn whole inside its box, above the box's nodes: not clipped, not under a node
+        # (Quarto's Mermaid 11.2 wraps a long title into a label that the nodes then cover).
+        clusters = svg.evaluate("""s => Array.from(s.querySelectorAll('g.cluster')).map(g => {
+            const box = g.querySelector('rect').getBoundingClientRect();
+            const label = g.querySelector('.cluster-label p, .cluster-label span, .cluster-label text');
+            const r = document.createRange(); r.selectNodeContents(label);
+            const text = r.getBoundingClientRect();
+            const nodes = Array.from(s.querySelectorAll('g.node')).map(n => n.getBoundingClientRect())
+                .filter(n => n.left >= box.left && n.right <= box.right && n.top >= box.top && n.bottom <= box.bottom);
+            return {title: label.textContent, text: [text.left, text.top, text.right, text.bottom],
+                    box: [box.left, box.top, box.right, box.bottom], nodes_top: Math.min(...nodes.map(n => n.top)),
+                    n: nodes.length};
+        })""")
+        assert len(clusters) == 2, clusters
+        for c in clusters:
+            (tl, tt, tr, tb), (bl, bt, br, bb) = c["text"], c["box"]
+            assert c["n"] == 2 and bl <= tl and tr <= br and bt <= tt, f"title outside its box: {c}"
+            assert tb <= c["nodes_top"] + 1, f"the subgraph title runs under its first node: {c}"
 
         # The explorer works without a kernel or CDN: every state shows labsim's counts (issue 13 #3).
         root_sel = "#lesson09-bank-explorer"
@@ -350,7 +298,7 @@ def test_p2_tables_line_up(browser, site):
             /^\\s*-{2,}(\\s{2,}-{2,})+\\s*$/m.test(p.textContent) && /[\\u4e00-\\u9fff]/.test(p.textContent)).length""")
         assert text_tables == 0, "a console text table with Chinese headers is shown as plain text"
         o.page.locator("main table").first.scroll_into_view_if_needed()
-        _shot(o.page, renderer, "exercise-p2-table")
+        shot(o.page, renderer, "exercise-p2-table")
     finally:
         o.page.close()
 
@@ -368,7 +316,7 @@ def test_landing_and_home(browser, site):
         assert o.page.evaluate("getComputedStyle(document.querySelector('a.card')).borderLeftStyle") == "solid"
         for href in cards.evaluate_all("as => as.map(a => a.getAttribute('href'))"):
             assert (root / "_site" / href).exists(), href
-        _shot(o.page, renderer, "landing")
+        shot(o.page, renderer, "landing")
     finally:
         o.page.close()
     o = Opened(browser, base, "answer/index.html")

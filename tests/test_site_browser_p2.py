@@ -1,59 +1,44 @@
-"""The P2 lesson's built pages in headless Chromium: sector maps shown, the explorer moved through every state
-showing labsim's numbers, the answer absent from the exercise page. Skips like tests/test_site_browser.py."""
+"""The P2 lesson's built pages in headless Chromium, for both renderers (Quarto skips with a reason when it is
+not on PATH): sector maps shown, the explorer moved through every state showing labsim's numbers, every
+formula typeset by the vendored MathJax, the answer absent from the exercise page, nothing fetched from
+outside the site. Fixtures and skips as in tests/test_site_browser.py (``tests/sitepages.py``)."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
-from coursebuild.build import ensure_built
-
-REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = REPO / "artifacts" / "site_browser"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
-if not CHROMIUM.exists():
-    pytest.skip(f"{CHROMIUM} not installed (run tools/ensure_system_packages.sh)", allow_module_level=True)
-playwright_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-sys.path.insert(0, str(Path(__file__).resolve().parent))   # explorer_drive
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # sitepages, explorer_drive
 import explorer_drive  # noqa: E402
+from sitepages import ARTIFACTS, BRANCHES, Opened, browser, playwright_or_skip, shot, site  # noqa: E402,F401
 
 from figures import p2  # noqa: E402
 
-
-@pytest.fixture(scope="module")
-def browser():
-    ensure_built(REPO, log=lambda line: None)
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
-        yield b
-        b.close()
+PAGE = "lessons/prelude/index"
+playwright_or_skip()
 
 
-def _open(browser, branch):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    outside: list[str] = []
-
-    def only_local(route):
-        if route.request.url.startswith("file://"):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", only_local)
-    errors: list[str] = []
-    page.on("pageerror", lambda err: errors.append(str(err)))
-    page.goto((REPO / "_site" / branch / "lessons" / "prelude" / "index.html").as_uri(), wait_until="load")
-    return page, outside, errors
+def _formulas(source: str) -> list[str]:
+    """The TeX of each ``$...$`` formula in the prose of a page source (code blocks and inline code skipped)."""
+    out, fence = [], None
+    for line in source.splitlines():
+        m = re.match(r"^(`{3,}|~{3,})", line)
+        if m:
+            fence = None if fence else m.group(1)
+            continue
+        if fence is None:
+            out += re.findall(r"(?<![\\$])\$([^$\s](?:[^$]*[^$\s])?)\$(?!\$)", re.sub(r"`[^`]*`", "", line))
+    return out
 
 
-@pytest.mark.parametrize("branch", ["exercise", "answer"])
-def test_p2_page(browser, branch):
-    page, outside, errors = _open(browser, branch)
+@pytest.mark.parametrize("branch", BRANCHES)
+def test_p2_page(browser, site, branch):
+    renderer, root, base = site
+    o = Opened(browser, base, f"{branch}/{PAGE}.html")
+    page = o.page
     try:
         assert "P2" in page.title()
         images = page.evaluate("""Array.from(document.images).map(i => ({alt: i.alt, natural: i.naturalWidth,
@@ -63,8 +48,7 @@ def test_p2_page(browser, branch):
         assert all(i["natural"] > 0 and i["width"] > 0 for i in maps)
 
         # the explorer, through its real controls: every state shows labsim's count for it
-        ex = page.locator("#p2-coalescing-explorer[data-mounted]")
-        assert ex.count() == 1
+        assert page.locator("#p2-coalescing-explorer[data-mounted]").count() == 1
         shown = explorer_drive.sweep(page, "#p2-coalescing-explorer")
         controls = json.loads(page.eval_on_selector("#p2-coalescing-explorer", "r => JSON.stringify("
                                                     "Array.from(r.querySelectorAll('.ce-control')).map(c => "
@@ -79,15 +63,47 @@ def test_p2_page(browser, branch):
             assert shown[key]["sectors"] == str(rec["sectors"]), (state, shown[key])
             assert shown[key]["moved"] == str(rec["moved"]), state
 
-        main = page.locator("main").inner_text()
+        # the reference answer: a collapsed tip callout titled 参考答案 on the answer page only (Quarto draws
+        # callouts as div.callout, the fallback as details.callout)
+        answer = page.locator(".callout-tip", has_text="参考答案与代码实现")
         if branch == "exercise":
-            assert "idx = row * N + col" not in main
-            assert page.locator("details.callout-tip", has=page.locator("summary", has_text="参考答案")).count() == 0
+            assert "idx = row * N + col" not in o.main_text()
+            assert answer.count() == 0
         else:
-            assert page.locator("details.callout-tip", has=page.locator("summary", has_text="参考答案")).count() == 1
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"p2_{branch}.png"), full_page=True)
-        assert not outside, f"the page tried to reach the network: {outside[:5]}"
-        assert not errors, f"script errors on the page: {errors[:3]}"
+            assert answer.count() >= 1
+            assert "int idx = row * N + col;" in page.locator("main").first.text_content()
+        page.locator("#p2-coalescing-explorer").scroll_into_view_if_needed()
+        shot(page, renderer, f"{branch}-p2-explorer")
+        assert not o.outside, f"the page tried to reach the network: {o.outside[:5]}"
+        assert not o.own_errors(), f"script errors on the page: {o.own_errors()[:3]}"
     finally:
         page.close()
+
+
+def test_p2_math_is_typeset_offline(browser, site):
+    """Every formula of the P2 source is typeset by the vendored MathJax (SVG drawn, no TeX left as text),
+    and MathJax came from the site itself: no CDN (with one, offline, the page shows raw TeX)."""
+    renderer, root, base = site
+    want = _formulas((root / "_build" / "exercise" / f"{PAGE}.qmd").read_text(encoding="utf-8"))
+    assert len(want) >= 5 and r"\lfloor (o + s k)\,b / 32 \rfloor" in want, want
+    o = Opened(browser, base, f"exercise/{PAGE}.html")
+    page = o.page
+    try:
+        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000)
+        page.evaluate("MathJax.startup.promise")
+        typeset = page.evaluate("Array.from(MathJax.startup.document.math).map(m => m.math.trim())")
+        assert sorted(re.sub(r"\s+", " ", t) for t in typeset) == sorted(re.sub(r"\s+", " ", t) for t in want)
+        drawn = page.evaluate("""Array.from(document.querySelectorAll('main mjx-container svg')).map(s => {
+            const r = s.getBoundingClientRect(); return r.width > 0 && r.height > 0; })""")
+        assert len(drawn) == len(want) and all(drawn), drawn
+        assert "\\lfloor" not in o.main_text(), "TeX left as text"
+        scripts = page.evaluate("Array.from(document.scripts).map(s => s.src).filter(Boolean)")
+        assert [s for s in scripts if "mathjax" in s.lower()] and all(s.startswith(base) for s in scripts), scripts
+        page.locator("mjx-container").first.scroll_into_view_if_needed()
+        (ARTIFACTS / renderer).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / renderer / "exercise-p2-math.png"))
+        assert not o.outside, f"the page tried to reach the network: {o.outside[:5]}"
+        assert not o.own_errors(), f"script errors on the page: {o.own_errors()[:3]}"
+    finally:
+        page.close()
+

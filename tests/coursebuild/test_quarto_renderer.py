@@ -36,6 +36,9 @@ def fake_quarto(tmp_path, monkeypatch):
     exe.write_text(FAKE, encoding="utf-8")
     exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    mathjax = tmp_path / "tex-svg-full.js"   # no npm fetch in these tests
+    mathjax.write_text("window.MathJax = {};", encoding="utf-8")
+    monkeypatch.setenv("COURSEBUILD_MATHJAX_JS", str(mathjax))
     return exe
 
 
@@ -106,3 +109,21 @@ def test_renderer_quarto_requires_quarto(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(BuildError, match="conda-forge"):
         build(tmp_path / "proj", renderer="quarto", log=lambda s: None)
+
+
+def test_quarto_pages_load_the_vendored_mathjax(tmp_path, fake_quarto):
+    """_quarto.yml points html-math-method at the file the build copies into each branch project, and turns
+    off the template flag that would also load a polyfill from a CDN."""
+    import yaml
+
+    from coursebuild.vendor import QUARTO_MATHJAX
+    repo = Path(__file__).resolve().parents[2]
+    html = yaml.safe_load((repo / "_quarto.yml").read_text(encoding="utf-8"))["format"]["html"]
+    assert html["html-math-method"] == {"method": "mathjax", "url": QUARTO_MATHJAX}
+    assert html["mathjax"] is False
+    root = tmp_path / "proj"
+    shutil.copytree(FIXTURE, root)
+    report = build(root, log=lambda s: None)
+    for branch in ("answer", "exercise"):
+        assert (root / "_build" / branch / QUARTO_MATHJAX).read_text() == "window.MathJax = {};"
+    assert set(report.vendored) == {"mathjax"}
