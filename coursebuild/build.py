@@ -299,7 +299,12 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
         if use_quarto:
             copied = install_for_quarto(vendor_files, build_dir / b)
             report.vendored = {k: v.note for k, v in vendor_files.items() if k in copied}
-            for w in render_branch(quarto, build_dir / b, b, dest, pythonpath=str(root), env=explorer_env):
+            tb, cb = time.perf_counter(), _cpu_seconds()
+            warned = render_branch(quarto, build_dir / b, b, dest, pythonpath=str(root), env=explorer_env)
+            report.timings[f"quarto {b}"] = time.perf_counter() - tb
+            log(f"coursebuild:   {b:8s} quarto render (runs every page's code): {time.perf_counter() - tb:.1f} s "
+                f"(CPU {_cpu_seconds() - cb:.1f} s)")
+            for w in warned:
                 log(f"coursebuild: quarto warning ({b}): {w}")
                 report.warnings.append(f"{b}: {w}")
             continue
@@ -352,7 +357,7 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
     info = {"renderer": report.renderer, "renderer_detail": report.renderer_detail,
             "seconds": round(report.seconds, 2), "cpu_seconds": round(report.cpu_seconds, 2), "branches": list(branches), "pages": pages,
             "executed": bool(execute), "vendored": report.vendored, "notes": report.notes,
-            "warnings": report.warnings,
+            "warnings": report.warnings, "timings": {k: round(v, 2) for k, v in report.timings.items()},
             "partial": bool(only), "inputs_digest": digest,
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     (site_dir / "build-info.json").write_text(json.dumps(info, ensure_ascii=False, indent=2), encoding="utf-8")
