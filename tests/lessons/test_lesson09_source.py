@@ -65,7 +65,8 @@ def test_figures_have_labels_captions_and_alt_text(lesson):
     for c in figs:
         assert c.options.get("fig-cap") and c.options.get("fig-alt"), c.options["label"]
     (flow,) = [c for c in figs if c.lang == "mermaid"]
-    assert flow.source.lstrip().startswith("flowchart")
+    # (after Mermaid directives such as %%{init: ...}%%)
+    assert re.sub(r"^\s*%%\{.*\}%%\s*\n", "", flow.source).lstrip().startswith("flowchart")
     text = LESSON9.read_text(encoding="utf-8")
     for label in labels:
         assert f"@{label}" in text, f"{label} is never referred to"
