@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_site_browser import ARTIFACTS, Opened, browser, site  # noqa: E402,F401  (fixtures)
+from sitepages import ARTIFACTS, Opened, browser, playwright_or_skip, site  # noqa: E402,F401  (fixtures)
+
+playwright_or_skip()
 
 PAGE = "lessons/lesson09_transpose_tiled.html"
 
@@ -65,10 +67,10 @@ def test_exercise_check_cells_show_the_view(browser, site, page_path):  # noqa: 
     try:
         view = o.page.locator(".labsim-check").first
         assert view.is_visible() and "公开检查" in view.inner_text()
-        # what a text/html output would make Quarto load (require.js, jQuery, widget managers); the P2 page's
-        # MathJax under Quarto is another part's (test_site_browser.test_page covers every request)
+        # nothing from outside the site: what a text/html output would make Quarto load (require.js, jQuery,
+        # widget managers), nor anything else (the P2 page's MathJax is vendored in both renderers)
         ours = re.compile(r"require|jquery|widget|labsim", re.I)
-        assert not [u for u in o.outside if ours.search(u)], o.outside[:3]
+        assert not o.outside, o.outside[:3]
         assert not [e for e in o.own_errors() if ours.search(e) or "labsim-check" in e], o.own_errors()[:3]
     finally:
         o.page.close()
