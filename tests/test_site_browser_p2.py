@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # sitepages, explorer_drive
 import explorer_drive  # noqa: E402
-from sitepages import ARTIFACTS, BRANCHES, Opened, browser, playwright_or_skip, shot, site  # noqa: E402,F401
+from sitepages import ARTIFACTS, BRANCHES, Opened, browser, playwright_or_skip, site  # noqa: E402,F401
 
 from figures import p2  # noqa: E402
 
@@ -72,8 +72,8 @@ def test_p2_page(browser, site, branch):
         else:
             assert answer.count() >= 1
             assert "int idx = row * N + col;" in page.locator("main").first.text_content()
-        page.locator("#p2-coalescing-explorer").scroll_into_view_if_needed()
-        shot(page, renderer, f"{branch}-p2-explorer")
+        (ARTIFACTS / renderer).mkdir(parents=True, exist_ok=True)
+        page.locator("#p2-coalescing-explorer").screenshot(path=str(ARTIFACTS / renderer / f"{branch}-p2-explorer.png"))
         assert not o.outside, f"the page tried to reach the network: {o.outside[:5]}"
         assert not o.own_errors(), f"script errors on the page: {o.own_errors()[:3]}"
     finally:
