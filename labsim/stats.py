@@ -7,7 +7,8 @@ from .analysis import InstrSummary, Race
 from .gpus import GPU, get_gpu
 from .model import MODEL_VERSION
 
-# Nsight Compute metric names, keyed by (space, op, what).
+# Nsight Compute metric names, keyed by (space, op, what). Every name is one ncu 2025.3.1 knows on the H200
+# (measurements/h200/raw/query_metrics.txt; tests/labsim/test_metric_names.py checks it).
 METRIC_NAMES: dict[tuple[str, str, str], str] = {
     ("global", "ld", "requests"): "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
     ("global", "ld", "cost"): "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
@@ -17,7 +18,7 @@ METRIC_NAMES: dict[tuple[str, str, str], str] = {
     ("global", "st", "executed"): "smsp__inst_executed_op_global_st.sum",
     ("global", "atom", "requests"): "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
     ("global", "atom", "cost"): "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
-    ("global", "atom", "executed"): "smsp__inst_executed_op_global_atom.sum",
+    ("global", "atom", "executed"): "smsp__sass_inst_executed_op_global_atom.sum",   # ATOM, ATOMG
     ("global", "red", "requests"): "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
     ("global", "red", "cost"): "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
     ("global", "red", "executed"): "smsp__inst_executed_op_global_red.sum",
