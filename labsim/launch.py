@@ -34,7 +34,7 @@ from .analysis import InstrSummary, WarpAccess
 from .errors import (DivergentBarrierError, KernelError, LabsimError, LaunchError, MemoryArgumentError,
                      MisalignedAddressError, OutOfBoundsError, StepBudgetError, UnsupportedError)
 from .gpus import GPU, get_gpu
-from .model import CountingModel
+from .model import CountingModel, CountPlan
 from .memory import SHARED_ALIGN, AddressSpace, SharedArray, as_device_array, check_dtype
 from .races import RaceTracker
 from .stats import Stats
@@ -331,7 +331,8 @@ class Block:
             s = ctx.instrs[key] = InstrSummary(space, op, line, name, itemsize, col)
         a2 = addr.reshape(-1, WARP)
         act2 = act.reshape(-1, WARP)
-        rows = ctx.model.account(s, a2, act2, None if self._all else self._reach.reshape(-1, WARP))
+        rows = ctx.model.account(s, a2, act2, None if self._all else self._reach.reshape(-1, WARP),
+                                 warps=self._row_warp)
         if s.sample is None and rows.any():
             r = int(np.argmax(rows))
             gw = int(self._row_warp[r])
@@ -599,7 +600,8 @@ class Block:
 
 def launch(kernel: Callable, grid, block, args=(), *, gpu: "str | GPU" = "H200", schedule: str = "lockstep",
            dynamic_smem: int = 0, max_steps: int | None = None, name: str | None = None,
-           model: CountingModel | None = None, memory_limit: int | None = None) -> Stats:
+           model: CountingModel | None = None, memory_limit: int | None = None,
+           plan: CountPlan | None = None) -> Stats:
     """Run ``kernel(blk, *args)`` for every thread of ``grid`` x ``block`` and return its ``Stats``.
 
     ``max_steps``: the step budget per thread (``blk.tick``); None for none. ``model``: the counting model that
@@ -633,6 +635,8 @@ def launch(kernel: Callable, grid, block, args=(), *, gpu: "str | GPU" = "H200",
                   memory_limit)
     if model is not None:
         ctx.model = model
+    elif plan is not None:
+        ctx.model = CountingModel(g, plan)
     ctx.args = tuple(args)
     _tune_malloc()
     lpb = ctx.lanes_per_block
@@ -644,6 +648,7 @@ def launch(kernel: Callable, grid, block, args=(), *, gpu: "str | GPU" = "H200",
                 kernel(Block(ctx, np.arange(first * lpb, last * lpb, dtype=np.int64)), *args)
             else:
                 _run_adversarial(ctx, kernel, args, first, last)
+            ctx.model.flush()
     except LabsimError as e:
         e.where.setdefault("kernel", kname)
         raise
@@ -651,7 +656,8 @@ def launch(kernel: Callable, grid, block, args=(), *, gpu: "str | GPU" = "H200",
         line = _kernel_line(kernel, e)
         raise KernelError(f"kernel {kname} raised {type(e).__name__}: {e}", kernel=kname, line=line) from e
     return Stats(kname, grid3, block3, g, list(ctx.instrs.values()), ctx.races.races, ctx.races.count,
-                 ctx.races.by_line, schedule, model_version=ctx.model.version, racecheck=ctx.races.racecheck)
+                 ctx.races.by_line, schedule, model_version=ctx.model.version, racecheck=ctx.races.racecheck,
+                 counting=getattr(ctx.model, "mode", "source"))
 
 
 def _run_adversarial(ctx: _Launch, kernel, args, first: int, last: int) -> None:

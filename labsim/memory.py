@@ -16,21 +16,21 @@ INT2 = np.dtype([("x", "<i4"), ("y", "<i4")])
 INT4 = np.dtype([("x", "<i4"), ("y", "<i4"), ("z", "<i4"), ("w", "<i4")])
 DOUBLE2 = np.dtype([("x", "<f8"), ("y", "<f8")])
 
-_SCALAR_KINDS = {"f": (2, 4, 8), "i": (4, 8), "u": (4, 8)}
+_SCALAR_KINDS = {"f": (2, 4, 8), "i": (1, 2, 4, 8), "u": (1, 2, 4, 8)}
 DEVICE_HEAP_BASE = 0x7F00_0000_0000
 ALLOC_ALIGN = 256
 SHARED_ALIGN = 128
 
 
 def check_dtype(dtype: np.dtype, what: str = "array") -> np.dtype:
-    """Accept the element types a GPU load/store moves in one access: 2, 4, 8 or 16 bytes."""
+    """Accept the element types a GPU load/store moves in one access: 1, 2, 4, 8 or 16 bytes."""
     dtype = np.dtype(dtype)
     if dtype.kind in _SCALAR_KINDS and dtype.itemsize in _SCALAR_KINDS[dtype.kind]:
         return dtype
     if dtype.kind == "V" and dtype.itemsize in (4, 8, 16):
         return dtype  # raw 16-byte elements (the seed's view("V16")) and float2/float4/int2/int4
     raise UnsupportedError(
-        f"unsupported element type {dtype} for {what}: labsim models float16/32/64, int32/64, uint32/64 "
+        f"unsupported element type {dtype} for {what}: labsim models float16/32/64, int8/16/32/64, uint8/16/32/64 "
         "and 8- or 16-byte vector elements (float2, float4, int2, int4, V16)")
 
 

@@ -10,7 +10,8 @@ only, so receipts and recorded reports made under another model can be recognise
 
 The rules (checked against an H200 with Nsight Compute, see measurements/h200/):
 - executed (``smsp__inst_executed_*``): every warp with a lane that reached the instruction, lanes
-  predicated off by an ``if`` included (the compiler predicates short bodies);
+  predicated off by an ``if`` included (the compiler predicates short bodies), except at sites the plan marks
+  as behind a branch (below);
 - global: one request per warp instruction with an active lane; sectors = distinct 32-byte segments the
   active lanes touch; atomics serialise lanes hitting one address (each sector costs the most lanes aiming
   at one address in it).
@@ -18,13 +19,23 @@ The rules (checked against an H200 with Nsight Compute, see measurements/h200/):
   half-warps for 8-byte and quarter-warps for 16-byte accesses. A group costs as many wavefronts as the most
   distinct 4-byte words any one bank must deliver (lanes reading the same word share it: a broadcast); an
   empty group costs nothing. Two adjacent groups (the halves of an 8-byte request; quarters 0+1 and 2+3 of a
-  16-byte one) share their wavefronts when they use disjoint banks or all their active lanes read one address.
+  16-byte one) share their wavefronts when they use disjoint banks or all their active lanes read one address;
+  16-byte loads also when the half-warp reads at most two addresses and no bank holds two of its words (so a
+  16-byte load costs at least one wavefront per half-warp: a warp-wide broadcast costs 2).
   Nsight Compute's bank-conflict counter is, for a load, the wavefronts beyond what the active lanes' bytes
-  need at 128 bytes per wavefront (never negative); for a store, the wavefronts beyond one per non-empty
-  group. Checked on an H200 over 471 one-warp patterns of 2-, 4-,
-  8- and 16-byte accesses (measurements/h200/patterns/): e.g. 32 lanes reading one double cost 1 wavefront,
-  one float4 2, and a conflict-free float4 read 4. Stores never share wavefronts between groups.
-  Shared atomics are costed as a load of the same addresses.
+  need at 128 bytes per wavefront (never negative; for 16-byte loads per half-warp: its distinct bytes, and
+  one wavefront per non-empty quarter unless the quarters read disjoint words or at most two addresses); for
+  a store, the wavefronts beyond one per non-empty group. Checked on an H200 over 471 one-warp patterns of 2-,
+  4-, 8- and 16-byte accesses (measurements/h200/patterns/) and 8 float4 patterns (classes/): e.g. 32 lanes
+  reading one double cost 1 wavefront, one float4 2, and a conflict-free float4 read 4. Stores never share
+  wavefronts between groups. Shared atomics are costed as a load of the same addresses.
+
+What the compiler did (issue 17; ``CountPlan``, made by ``labsim.cuda.sass`` from the kernel's SASS or from
+source rules, and applied here per instruction site): shared loads that ptxas merged into one ``LDS.64`` /
+``LDS.128`` (four reads ``a[k]``..``a[k+3]`` of an aligned row) count as one wide load per warp wherever the
+lanes' addresses are consecutive and aligned; instructions behind a branch count only warps with an active
+lane; integer atomics that nvcc aggregates (vote + popc + one lane's atomic) touch memory from one lane per
+warp. A Python kernel (``labsim.launch``) has no plan: its accesses are counted as written.
 
 Limitations (departures measured on the H200, measurements/h200/README.md "Round 2"): the model counts what
 the addresses need, as ncu's per-instruction source counters do (equal at every size measured). ncu's
@@ -32,17 +43,19 @@ hardware counter of shared-memory wavefronts adds a timing-dependent excess when
 memory at the same time: the tiled transposes' loads at 1024², 2048², 4096², 8192² show 0%, 6.0%, 8.0% and
 8.1% more wavefronts than the model for the padded tile (1.1% for the unpadded one at 8192²), 15% at 8192²
 with two blocks per SM, 16% for a variant without global loads; the model does not reproduce this excess.
-The compiler's rewrites are not modelled either: four scalar reads of a 16-byte-aligned row merged into one
-``LDS.128``, warp-aggregated integer atomics, branches instead of predication (measured in
-measurements/h200/classes/).
+A shared float ``atomicAdd`` is a compare-and-swap loop on the H200 whose retries depend on timing (3782
+``ATOMS`` for 16 warps on one address, measured in classes/); labsim counts one ``ATOMS`` per warp. Shared
+stores are never merged into wider stores.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 
 # Version of the counting model. Bump it whenever a rule here changes a counter, so that receipts and
 # recorded reports made under another model are re-checked, not trusted.
-MODEL_VERSION = "1"
+MODEL_VERSION = "2"   # 2: the compiled program (CountPlan): LDS.128 merging, branches, aggregated atomics
 
 _BIG = np.int64(1) << 40
 
@@ -126,6 +139,9 @@ def wavefronts_per_warp(addr: np.ndarray, active: np.ndarray, itemsize: int, ban
         wordk, actk = word, active
     cost, ndist, bmask = _max_words_per_bank(wordk.reshape(nw * ng, g * k), actk.reshape(nw * ng, g * k), banks)
     cost = cost.reshape(nw, ng)
+    if itemsize == 16 and op == "ld":
+        return _wide_load(addr, active, wordk, actk, cost, ndist.reshape(nw, ng), bmask.reshape(nw, ng), banks,
+                          bank_bytes, return_conflicts)
     if ng == 1 or op != "ld":
         wf = cost.sum(axis=1)
     else:
@@ -147,6 +163,33 @@ def wavefronts_per_warp(addr: np.ndarray, active: np.ndarray, itemsize: int, ban
     else:
         # stores: per group, beyond one wavefront per 32 distinct words
         conflicts = (cost - (-(-ndist.reshape(nw, ng) // banks))).sum(axis=1)
+    return wf, conflicts
+
+
+def _wide_load(addr, active, wordk, actk, cost, ndist, bmask, banks, bank_bytes, return_conflicts):
+    """Wavefronts (and conflicts) of 16-byte loads: quarter-warps, paired by half-warp.
+
+    The two quarters of a half-warp share their wavefronts when they use disjoint banks, or when together they
+    read at most two distinct addresses and no bank holds two of their words (two lanes groups reading
+    float4 0 and 1 alternately: 1 wavefront, where quarters 0 1 2 3 repeated cost 2). Conflicts are the
+    wavefronts beyond an ideal half-warp: its distinct bytes at 128 per wavefront, and at least one wavefront per
+    non-empty quarter unless the quarters read disjoint words or at most two addresses. Checked against the
+    H200 on 47 patterns (measurements/h200/patterns/ and classes/: every 16-byte load pattern recorded)."""
+    nw = addr.shape[0]
+    halves = nw * 2
+    ucost, undist, _ = _max_words_per_bank(wordk.reshape(halves, 64), actk.reshape(halves, 64), banks)
+    naddr = _distinct_per_row(addr.reshape(halves, 16), active.reshape(halves, 16))
+    c2, n2, m2 = cost.reshape(halves, 2), ndist.reshape(halves, 2), bmask.reshape(halves, 2)
+    share = ((m2[:, 0] & m2[:, 1]) == 0) | ((ucost <= 1) & (naddr <= 2))
+    wf_h = np.where(share, c2.max(axis=1), c2.sum(axis=1))
+    wf = wf_h.reshape(nw, 2).sum(axis=1)
+    if not return_conflicts:
+        return wf
+    nq = (n2 > 0).sum(axis=1)
+    share_ideal = (undist == n2.sum(axis=1)) | (naddr <= 2)
+    ideal = np.where(undist > 0, np.maximum(-(-(undist * bank_bytes) // (banks * bank_bytes)),
+                                            np.where(share_ideal, 1, nq)), 0)
+    conflicts = np.maximum(wf_h - ideal, 0).reshape(nw, 2).sum(axis=1)
     return wf, conflicts
 
 
@@ -204,6 +247,30 @@ def warp_sectors(byte_addrs, active=None, itemsize: int = 4, sector_bytes: int =
     return int(sectors_per_warp(a, act, itemsize, sector_bytes)[0])
 
 
+@dataclass
+class CountPlan:
+    """What the compiler did to each instruction site, ``(line, col)``: the counting model applies it.
+
+    ``mode``: "sass" (decided by the kernel's SASS, compiled with nvcc) or "source-rules" (labsim's rules for
+    ptxas's common decisions; labsim.cuda.sass documents both).
+    ``vector``: shared loads merged into one wider load: site -> (group, position, width). A group is one site
+    executed ``width`` times in a row (an unrolled loop reading ``a[k]``, ``a[k+1]``...) with position None, or
+    ``width`` sites of one statement (``a[0] + a[1] + ...``) with positions 0..width-1.
+    ``branch``: sites behind a branch: warps with no active lane do not execute them (the default is
+    predication: every warp that reaches the ``if`` executes the instruction).
+    ``aggregate``: integer atomics on a warp-uniform address, which nvcc turns into one lane's atomic.
+    """
+
+    mode: str = "source-rules"
+    vector: dict = field(default_factory=dict)
+    branch: frozenset = frozenset()
+    aggregate: frozenset = frozenset()
+
+    def __repr__(self) -> str:
+        return (f"CountPlan({self.mode}: {len(self.vector)} vector sites, {len(self.branch)} branch sites, "
+                f"{len(self.aggregate)} aggregated atomics)")
+
+
 class CountingModel:
     """Turns one instruction's recorded accesses into counters; one instance per launch (per GPU).
 
@@ -215,14 +282,18 @@ class CountingModel:
 
     version = MODEL_VERSION
 
-    def __init__(self, gpu) -> None:
+    def __init__(self, gpu, plan: CountPlan | None = None) -> None:
         self.sector_bytes = gpu.sector_bytes
         self.banks = gpu.banks
         self.bank_bytes = gpu.bank_bytes
+        self.plan = plan
+        self.mode = plan.mode if plan is not None else "source"   # "source": no compiler decisions applied
         self._memo: dict[tuple, tuple] = {}     # one-warp accesses seen before (loops repeat them)
+        self._pending: dict = {}                # vector groups waiting for their other executions
 
     def __repr__(self) -> str:
-        return f"CountingModel(version {self.version}, {self.banks} banks, {self.sector_bytes}-byte sectors)"
+        return (f"CountingModel(version {self.version}, {self.mode}, {self.banks} banks, "
+                f"{self.sector_bytes}-byte sectors)")
 
     def executed(self, reach: np.ndarray | None, nwarps: int) -> int:
         """Warp-level instructions executed: warps with a lane that reached the instruction."""
@@ -239,7 +310,28 @@ class CountingModel:
         return wavefronts_per_warp(addr, active, itemsize, self.banks, self.bank_bytes,
                                    op="st" if op == "st" else "ld", return_conflicts=True)
 
-    def account(self, s, addr: np.ndarray, active: np.ndarray, reach: np.ndarray | None) -> np.ndarray:
+    def account(self, s, addr: np.ndarray, active: np.ndarray, reach: np.ndarray | None,
+                warps: np.ndarray | None = None) -> np.ndarray:
+        plan = self.plan
+        if plan is not None:
+            site = (s.line, s.col)
+            if site in plan.branch:
+                reach = active              # a branch: warps with no active lane skip the instruction
+            if s.op == "ld" and s.space == "shared" and site in plan.vector:
+                group, pos, width = plan.vector[site]
+                # executions of one group by other thread sets (another warp under the adversarial schedule)
+                # never merge: the key names the thread set's first warp
+                key = (group, None if warps is None or not len(warps) else int(warps[0]))
+                return self._vector(s, (key, pos, width), addr, active, reach)
+            if s.space == "global" and s.op in ("atom", "red") and site in plan.aggregate:
+                # vote + popc + one lane's atomic: only the first active lane of each warp touches memory
+                first = np.zeros_like(active)
+                rows = active.any(axis=1)
+                first[np.nonzero(rows)[0], np.argmax(active[rows], axis=1)] = True
+                active = first
+        return self._account(s, addr, active, reach)
+
+    def _account(self, s, addr, active, reach) -> np.ndarray:
         rows = active.any(axis=1)
         s.executed += self.executed(reach, addr.shape[0])
         nreq = int(rows.sum())
@@ -258,6 +350,50 @@ class CountingModel:
         s.conflicts += conflicts
         return rows
 
+    # ---- vector loads ------------------------------------------------------------------------------------------
+    def _vector(self, s, spec, addr, active, reach) -> np.ndarray:
+        """Collect the executions of a vector group; when all ``width`` are in, count the rows whose lanes read
+        consecutive elements from a ``width * itemsize``-aligned start as one wide load, the others as scalars."""
+        group, pos, width = spec
+        entry = (s, addr.copy(), active.copy(), None if reach is None else reach.copy())
+        got = self._pending.setdefault(group, {})
+        if addr.shape[0] != (next(iter(got.values()))[1].shape[0] if got else addr.shape[0]):
+            self._flush_group(group)
+            got = self._pending.setdefault(group, {})
+        got[len(got) if pos is None else pos] = entry
+        if len(got) == width and all(k in got for k in range(width)):
+            del self._pending[group]
+            self._merge([got[k] for k in range(width)], width)
+        return active.any(axis=1)
+
+    def _merge(self, parts, width: int) -> None:
+        s0, a0, act0, reach0 = parts[0]
+        size = s0.itemsize
+        ok = (a0 % (size * width) == 0) | ~act0
+        for j, (_, a, act, _) in enumerate(parts[1:], start=1):
+            ok &= (act == act0) & ((a == a0 + j * size) | ~act0)
+        rows = ok.all(axis=1)
+        if rows.any():
+            wide = _WideSite(s0, size * width)
+            sub = rows if not rows.all() else slice(None)
+            self._account(wide, a0[sub], act0[sub], None if reach0 is None else reach0[sub])
+            wide.settle()
+        if not rows.all():
+            for s, a, act, reach in parts:
+                self._account(s, a[~rows], act[~rows], None if reach is None else reach[~rows])
+
+    def _flush_group(self, group) -> None:
+        got = self._pending.pop(group, {})
+        for k in sorted(got):
+            s, a, act, reach = got[k]
+            self._account(s, a, act, reach)
+
+    def flush(self) -> None:
+        """Count any vector group left incomplete (a loop that ended early) as scalar loads. The executor calls it
+        after each set of blocks."""
+        for group in list(self._pending):
+            self._flush_group(group)
+
     def _one_warp(self, space, op, addr, active, itemsize) -> tuple[int, int]:
         """``cost`` of a single warp request, memoised: small thread sets in a loop repeat their addresses, and
         numpy's per-call overhead would dominate."""
@@ -270,3 +406,20 @@ class CountingModel:
                 self._memo.clear()
             self._memo[key] = hit
         return hit
+
+
+class _WideSite:
+    """A site's summary seen through a wider element: counts go to the site, costed at ``itemsize`` bytes."""
+
+    def __init__(self, s, itemsize: int) -> None:
+        self._s = s
+        self.space, self.op, self.itemsize = s.space, s.op, itemsize
+        self.executed = self.requests = self.bytes_requested = self.cost = self.conflicts = 0
+
+    def settle(self) -> None:
+        s = self._s
+        s.executed += self.executed
+        s.requests += self.requests
+        s.bytes_requested += self.bytes_requested
+        s.cost += self.cost
+        s.conflicts += self.conflicts

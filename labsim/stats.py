@@ -52,13 +52,16 @@ class Stats:
     ``g_bytes_requested`` (bytes the active lanes asked for, loads and stores), ``race_count``; plus
     ``metrics`` (Nsight Compute names), ``by_line``, ``instructions`` (one ``InstrSummary`` per static memory
     instruction, each with a sampled ``WarpAccess``) and ``races`` (the first reported hazards).
-    ``model_version``: the version of the counting model (``labsim.model``) that produced the counters.
+    ``model_version``: the version of the counting model (``labsim.model``) that produced the counters;
+    ``counting``: what decided the compiler's rewrites ("sass": the kernel's SASS from nvcc; "source-rules":
+    labsim's rules, no nvcc; "source": none applied, a Python kernel).
     """
 
     def __init__(self, kernel: str, grid, block, gpu: GPU, instructions: list[InstrSummary], races: list[Race],
                  race_count: int, races_by_line: dict, schedule: str, model_version: str = MODEL_VERSION,
-                 racecheck: "dict | None" = None) -> None:
+                 racecheck: "dict | None" = None, counting: str = "source") -> None:
         self.kernel = kernel
+        self.counting = counting   # "sass", "source-rules" (labsim.cuda) or "source" (a Python kernel)
         self.model_version = model_version
         self.grid = grid
         self.block = block

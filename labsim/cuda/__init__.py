@@ -15,17 +15,26 @@ The subset: ``#include`` (ignored), ``#define`` (object- and function-like), ``#
 ``constexpr``/``const`` scalars; ``__global__``/``__device__``/host functions (device functions inlined);
 ``__restrict__``; pointers to global memory and into shared arrays, pointer arithmetic, ``reinterpret_cast``
 between 2/4/8/16-byte element types; ``__shared__`` 1-D/2-D arrays and scalars, ``extern __shared__``;
-per-thread arrays; bool/char/short/int/unsigned/long long/size_t/float/double/``__half`` and
+per-thread arrays; bool/char/short/int/unsigned/long long/size_t/float/double/``__half`` (global and shared
+arrays of 1-, 2-, 4-, 8- and 16-byte elements) and
 float2/float4/int2/int4/uint2/uint4/double2/dim3; every C operator except pointer comparison/difference;
 ``if``/``for``/``while``/``do``/``break``/``continue``/``return``; ``__syncthreads``, ``atomicAdd``/``atomicSub``,
 ``min``/``max``, the common math functions and conversion intrinsics; host launchers with ``dim3``, integer
 arithmetic, loops and ``<<<grid, block[, smem[, stream]]>>>``.
+
+Counters are those of the compiled kernel (``labsim.cuda.sass``): where nvcc is installed the kernel's SASS
+decides, per source line, which shared loads ptxas merged into LDS.64/LDS.128, which guarded instructions are
+predicated and which behind a branch, and which integer atomics are warp-aggregated; without nvcc labsim's
+source rules make the same decisions in the common cases. ``res.stats.counting`` says which ("sass" or
+"source-rules"); ``launch(..., counting="source")`` counts the accesses as written.
 
 Limitations: arithmetic follows C on the GPU's instructions, but each operation is rounded on its own (nvcc
 contracts ``a * b + c`` into an FMA by default) and float math functions are numpy's (a few ulps from CUDA's);
 a member access of a vector in memory (``a[i].x``) is its own 4-byte access (nvcc may merge several into one
 vector access); per-thread arrays live in Python, so local-memory traffic is not counted; uninitialised locals
 read as zero; no printf, switch, structs, templates, warp shuffles or other atomics; streams are ignored.
+Shared stores are never merged into wider stores, and a merge ptxas makes that the source rules do not propose
+(a loop with a computed trip count, say) is not modelled.
 """
 from .errors import (
                      CudaArgumentError,

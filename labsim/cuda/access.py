@@ -43,6 +43,9 @@ def _tick(c, line: int) -> None:
 
 
 def mem_get(c, p, i, t: CType, line: int, name: str, col: int | None = None):
+    if t.struct:    # one access per member (aligned to 4 bytes only: nvcc moves members one by one)
+        base = p.moved(np.asarray(i, dtype=np.int64) * t.size)
+        return tuple(mem_get(c, base.moved(k * t.elem.size), 0, t.elem, line, name, col) for k in range(len(t.fields)))
     _tick(c, line)
     dt = mem_dtype(t)
     idx, view = _offset(p, i, t.size, dt)
@@ -54,6 +57,11 @@ def mem_get(c, p, i, t: CType, line: int, name: str, col: int | None = None):
 
 
 def mem_put(c, p, i, t: CType, v, line: int, name: str, col: int | None = None) -> None:
+    if t.struct:
+        base = p.moved(np.asarray(i, dtype=np.int64) * t.size)
+        for k in range(len(t.fields)):
+            mem_put(c, base.moved(k * t.elem.size), 0, t.elem, v[k], line, name, col)
+        return
     _tick(c, line)
     dt = mem_dtype(t)
     idx, view = _offset(p, i, t.size, dt)
@@ -79,6 +87,9 @@ def element_lv(comp, pe: E, ie: E, node, name: str | None) -> LV:
         raise comp.err(node, f"host code cannot read or write device memory ('{name or comp.text(node)}' lives "
                        "on the GPU); do this in a kernel")
     line, col = comp.loc(node)
+    if comp.in_tail:
+        comp.branch_sites.add((line, col))
+    comp.mem_sites[(line, col)] = (pe.t.space or "global", ("ld", "st"))
     P, I = pe.ev, ie.ev
     size = t.size
 

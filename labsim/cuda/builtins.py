@@ -307,6 +307,11 @@ class CallMixin:
         aname = self.text(an) if an.type == "identifier" else "memory"
         size, dt = t.size, t.dtype
         where = self.loc(node)
+        if self.in_tail:
+            self.branch_sites.add(where)
+        self.mem_sites[where] = (p.t.space or "global", ("atom", "red"))
+        if t.kind == "int" and self.uniform_address(arg_nodes[0]):
+            self.agg_sites.add(where)     # nvcc: vote + popc + one lane's atomic (labsim.cuda.sass)
         # a call whose result is discarded compiles to a reduction (RED), counted apart from ATOM by ncu
         returns = not (node.parent is not None and node.parent.type == "expression_statement")
 

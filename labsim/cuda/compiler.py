@@ -7,6 +7,8 @@ no mixin imports this module.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from . import ctype as ct
@@ -33,6 +35,7 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         self.globals: dict[str, Sym] = {}
         self.funcs: dict[str, FuncDef] = {}
         self._weights: dict[str, int] = {}
+        self.structs: dict[str, CType] = {}
         self.nodes = 0
         self._reset("device")
 
@@ -51,6 +54,16 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         self.fn: FnState | None = None
         self.loops: list[LoopState] = []
         self.inline_stack: list[str] = []
+        # source rules for what ptxas does (labsim.cuda.sass): candidates per instruction site (line, col)
+        self.unroll: list = []                  # per enclosing loop: (var Sym, first, trip) if fully unrolled
+        self.vec_loop: dict = {}                # site -> (width, bytes): a[k] in an unrolled loop
+        self.vec_const: dict = {}               # (line, array, leading indices, base) -> {pos: site}
+        self.branch_sites: set = set()          # sites in the kernel's tail `if` (ptxas exits the other warps)
+        self.agg_sites: set = set()             # integer atomics on a warp-uniform address
+        self.mem_sites: dict = {}               # every memory site -> (space, ops), for the SASS decisions
+        self.tail_if = None
+        self.in_tail = 0
+        self.entry_params: set = set()
 
     # ---- diagnostics ---------------------------------------------------------------------------------------
     def loc(self, node) -> tuple[int, int]:
@@ -117,6 +130,10 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         if tnode is None:
             raise CudaSyntaxError("missing type")
         kind = tnode.type
+        if kind in ("type_identifier", "struct_specifier") and tnode.child_by_field_name("body") is None:
+            st = self.structs.get(self.text(tnode if kind == "type_identifier" else tnode.child_by_field_name("name")))
+            if st is not None:
+                return st
         if kind in UNSUPPORTED:
             raise self.unsupported(tnode, UNSUPPORTED[kind])
         if kind == "placeholder_type_specifier":
@@ -253,6 +270,8 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
                     raise self.unsupported(ch, "using-declarations")
             elif kind == "static_assert_declaration":
                 self.static_assert(ch)
+            elif kind == "struct_specifier" and ch.child_by_field_name("body") is not None:
+                self.struct_definition(ch)
             elif kind in UNSUPPORTED:
                 raise self.unsupported(ch, UNSUPPORTED[kind])
             elif kind == "expression_statement" and not ch.named_children:
@@ -260,6 +279,34 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
             else:
                 raise self.err(ch, f"expected a declaration or function definition, found {kind.replace('_', ' ')}",
                                CudaSyntaxError)
+
+    def struct_definition(self, node) -> None:
+        """``struct P { float x, y, z; };``: plain members of one 4-byte int or float type. An access to a member
+        (``p[i].x``) is one 4-byte access; a whole element (``P v = p[i];``) is one access per member, as nvcc
+        compiles a struct aligned to 4 bytes."""
+        name = node.child_by_field_name("name")
+        if name is None:
+            raise self.unsupported(node, "anonymous structs")
+        fields: list[str] = []
+        ftype = None
+        for fd in node.child_by_field_name("body").named_children:
+            if fd.type == "comment":
+                continue
+            if fd.type != "field_declaration" or fd.child_by_field_name("type") is None:
+                raise self.unsupported(fd, "struct members other than plain data fields")
+            t = self.base_type(fd.child_by_field_name("type"))
+            for d in fd.children_by_field_name("declarator"):
+                if d.type != "field_identifier":
+                    raise self.unsupported(d, "struct members other than scalars (arrays, pointers, bit-fields)")
+                fields.append(self.text(d))
+            if ftype is not None and not ftype.same(t):
+                raise self.unsupported(fd, "structs mixing member types")
+            ftype = t
+        if ftype is None or ftype.kind not in ("int", "float") or ftype.size != 4 or len(set(fields)) != len(fields):
+            raise self.unsupported(node, "structs other than 4-byte int or float members")
+        tname = self.text(name)
+        self.structs[tname] = CType(tname, "vec", None, 0, True, tuple(fields), ftype,
+                                    vdtype=np.dtype([(f, ftype.dtype) for f in fields]), struct=True)
 
     def static_assert(self, node) -> None:
         cond = node.child_by_field_name("condition")
@@ -391,14 +438,142 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         self.inline_stack = [fd.name]
         scope, slots = self.bind_params(fd.params)
         self.scopes = [scope]
+        self.entry_params = {id(sym) for sym in scope.values()}
         self.fn = FnState(fd, entry=True, ret=fd.ret)
         if not fd.is_kernel and fd.ret is not ct.VOID:
             self.fn.ret_slot = self.new_slot()
         body, _ = self.compile_function_body(fd.body)
         kind = "kernel" if mode == "device" else "host"
-        return FunctionCode(fd.name, kind, [(n, t) for n, t, _ in fd.params], slots, body, self.nslots, self.njm,
+        code = FunctionCode(fd.name, kind, [(n, t) for n, t, _ in fd.params], slots, body, self.nslots, self.njm,
                             list(self.shared), sorted((s, k) for k, s in self.coords.items()), self.line(fd.node),
                             self.local_bytes)
+        code.rules = self.source_rules()
+        return code
+
+    # ---- source rules: what ptxas does in the common cases (labsim.cuda.sass applies or overrides them) -----
+    def source_rules(self) -> dict:
+        """The kernel's candidates: vector loads {site: (group, pos, width, bytes)}, branch sites, aggregated
+        atomics."""
+        vector = {site: (("loop",) + site, None, w, b) for site, (w, b) in self.vec_loop.items()}
+        for key, (pos_sites, size, row_ok) in self.vec_const.items():
+            for w in (4, 2):
+                if w * size > 16 or not row_ok(w):
+                    continue
+                for base in range(0, max(pos_sites) + 1, w):
+                    run = [pos_sites.get(base + j) for j in range(w)]
+                    if all(run) and not any(r in vector for r in run):
+                        for j, site in enumerate(run):
+                            vector[site] = (("const",) + key + (base,), j, w, w * size)
+        return {"vector": vector, "branch": frozenset(self.branch_sites), "aggregate": frozenset(self.agg_sites),
+                "sites": dict(self.mem_sites)}
+
+    def unroll_candidate(self, node):
+        """(loop variable, first value, trip count) of ``for (int k = C0; k < C1; ++k)`` with constant bounds, which
+        ptxas unrolls fully (up to 32 iterations, unless ``#pragma unroll 1`` precedes it); else None."""
+        init, cond, upd = (node.child_by_field_name(f) for f in ("initializer", "condition", "update"))
+        if init is None or cond is None or upd is None or init.type != "declaration":
+            return None
+        decls = [ch for ch in init.named_children if ch.type == "init_declarator"]
+        if len(decls) != 1:
+            return None
+        var = self.text(decls[0].child_by_field_name("declarator"))
+        c0 = self._const_of(decls[0].child_by_field_name("value"))
+        if cond.type == "condition_clause":
+            cond = cond.child_by_field_name("value") or cond
+        if cond.type != "binary_expression" or self.text(cond.child_by_field_name("left")) != var:
+            return None
+        op = self.text(cond.child_by_field_name("operator"))
+        c1 = self._const_of(cond.child_by_field_name("right"))
+        step = "".join(self.text(upd).split())
+        if c0 is None or c1 is None or op not in ("<", "<=") or step not in (f"++{var}", f"{var}++", f"{var}+=1"):
+            return None
+        trip = c1 - c0 + (op == "<=")
+        if not 0 < trip <= 32 or self._pragma_unroll_1(node):
+            return None
+        sym = self.lookup(var)
+        return (sym, c0, trip) if sym is not None else None
+
+    def _const_of(self, node):
+        if node is None:
+            return None
+        if node.type == "number_literal" or node.type == "identifier":
+            sym = self.lookup(self.text(node)) if node.type == "identifier" else None
+            if node.type == "identifier" and (sym is None or sym.kind != "const"):
+                return None
+            try:
+                k = self.expr(node).k
+            except CudaCompileError:
+                return None
+            return int(k) if k is not None and np.issubdtype(np.asarray(k).dtype, np.integer) else None
+        return None
+
+    def _pragma_unroll_1(self, node) -> bool:
+        lines = self.pp.original.split("\n")
+        ln = self.line(node) - 2
+        while ln >= 0 and (not lines[ln].strip() or lines[ln].strip().startswith(("//", "#pragma"))):
+            words = lines[ln].split()
+            if words[:2] == ["#pragma", "unroll"] and len(words) > 2 and words[2] == "1":
+                return True
+            ln -= 1
+        return False
+
+    def note_shared_read(self, sym, indices, idx_es, node) -> None:
+        """Record a shared element access that ptxas may merge with its neighbours into an LDS.64/LDS.128."""
+        size = sym.t.size
+        if size not in (4, 8) or sym.t.kind == "vec" or not sym.dims:
+            return
+        site = self.loc(node)
+        row_bytes = sym.dims[-1] * size if len(sym.dims) > 1 else None     # None: a 1-D array, base aligned
+        last, lead = indices[-1], [self.text(i) for i in indices[:-1]]
+
+        def row_ok(w):
+            return row_bytes is None or row_bytes % (w * size) == 0
+        k = idx_es[-1].k
+        if k is not None:
+            key = (site[0], sym.name, "][".join(lead))
+            entry = self.vec_const.setdefault(key, ({}, size, row_ok))
+            entry[0].setdefault(int(k), site)
+            return
+        cand = self.unroll[-1] if self.unroll else None
+        if cand is None:
+            return
+        var, c0, trip = cand
+        off = self._loop_offset(last, var)
+        if off is None or any(re.search(rf"\b{re.escape(var.name)}\b", t) for t in lead):
+            return
+        for w in (4, 2):
+            if w * size <= 16 and row_ok(w) and (c0 + off) % w == 0 and trip % w == 0:
+                self.vec_loop[site] = (w, w * size)
+                return
+
+    def _loop_offset(self, node, var):
+        """``k`` -> 0, ``k + 3`` / ``3 + k`` -> 3 for the loop variable ``var``; else None."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "identifier":
+            return 0 if self.lookup(self.text(node)) is var else None
+        if node.type == "binary_expression" and self.text(node.child_by_field_name("operator")) == "+":
+            a, b = node.child_by_field_name("left"), node.child_by_field_name("right")
+            for x, y in ((a, b), (b, a)):
+                if x.type == "identifier" and self.lookup(self.text(x)) is var and y.type == "number_literal":
+                    c = self._const_of(y)
+                    return c
+        return None
+
+    def uniform_address(self, node) -> bool:
+        """The address names only constants, the kernel's parameters and blockIdx/blockDim/gridDim: the same for
+        every lane of a warp, as nvcc's uniformity analysis sees it (a local variable counts as not uniform)."""
+        if node.type == "identifier":
+            name = self.text(node)
+            if name in ("blockIdx", "blockDim", "gridDim", "warpSize"):
+                return True
+            sym = self.lookup(name)
+            return sym is not None and (sym.kind == "const" or id(sym) in self.entry_params)
+        if node.type in ("field_identifier", "number_literal"):
+            return True
+        if node.type in ("call_expression", "subscript_expression") and node.type == "call_expression":
+            return False
+        return all(self.uniform_address(ch) for ch in node.named_children if ch.type != "comment")
 
     def weight(self, node, seen: frozenset = frozenset()) -> int:
         """Named AST nodes one iteration of a loop runs (inner loops count as their header; inlined calls

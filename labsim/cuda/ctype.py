@@ -37,6 +37,7 @@ class CType:
     const: bool = False                # pointee const-ness for pointers
     space: str = "global"             # pointers: where the pointee lives
     vdtype: np.dtype | None = None    # vec: structured dtype for memory
+    struct: bool = False              # a user struct of 4-byte members: moved member by member
 
     @property
     def size(self) -> int:

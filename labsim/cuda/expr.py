@@ -170,6 +170,9 @@ class ExprMixin:
             addr, loc0 = lv.addr, lv.locate
             line, arr = lv.line, lv.name or None
             col = self.loc(node)[1]     # `a[i].x` and `a[i].y` on one line are two instructions
+            if self.in_tail:
+                self.branch_sites.add((line, col))
+            self.mem_sites[(line, col)] = (lv.space or "global", ("ld", "st"))
 
             def locate(c):
                 return addr(c, loc0(c)).moved(i * comp.size)
@@ -221,6 +224,7 @@ class ExprMixin:
                 F, B = flat.ev, b.ev
                 return E(ct.pointer_to(sym.t, space="shared"), lambda c: B(c).moved(F(c) * size),
                          pure=flat.pure)
+            self.note_shared_read(sym, indices, idx_es, node)
             return self.lv_e(element_lv(self, b, flat, node, sym.name))
         e = b
         for k, inode in enumerate(indices):
@@ -574,9 +578,9 @@ class ExprMixin:
 
     def pointer_cast(self, e: E, t: CType, node) -> E:
         elem = t.elem
-        if elem.kind == "void" or elem.size not in (2, 4, 8, 16) or elem.kind not in ("int", "float", "vec"):
+        if elem.kind == "void" or elem.size not in (1, 2, 4, 8, 16) or elem.kind not in ("int", "float", "vec"):
             raise self.unsupported(node, f"pointer casts to '{t}' (labsim reinterprets device memory only as "
-                                   "2-, 4-, 8- or 16-byte element types)")
+                                   "1-, 2-, 4-, 8- or 16-byte element types)")
         return E(t, e.ev, pure=e.pure)
 
     def names_a_value(self, tnode) -> bool:

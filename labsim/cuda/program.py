@@ -61,8 +61,9 @@ class Result:
 
     def table(self) -> str:
         """Memory metrics next to the source text, one row per memory instruction (its line:column site),
-        under a header naming the counting model that produced them."""
-        rows = [f"labsim counting model {self.stats.model_version}",
+        under a header naming the counting model that produced them and what decided the compiler's rewrites
+        ("sass", "source-rules" or "source": ``labsim.cuda.sass``)."""
+        rows = [f"labsim counting model {self.stats.model_version} ({self.stats.counting})",
                 f"{'site':>8}  {'space':6} {'op':4} {'array':10} {'requests':>9} {'cost':>9} {'per req':>8}  source"]
         for s in sorted(self.stats.instructions, key=lambda s: (s.line or 0, s.col or 0, s.space, s.op)):
             unit = "wavefr." if s.space == "shared" else "sectors"
@@ -119,7 +120,7 @@ class Program:
     # ---- launching -----------------------------------------------------------------------------------------
     def launch(self, kernel_name: str, grid, block, args: Sequence = (), *, dynamic_smem: int = 0,
                gpu: str = "H200", schedule: str = "lockstep", max_steps: int | None = None,
-               memory_limit: int | None = None) -> Result:
+               memory_limit: int | None = None, counting: str = "auto") -> Result:
         """Run ``kernel_name<<<grid, block, dynamic_smem>>>(*args)`` on the engine.
 
         Arrays stand for device pointers: an array passed for ``T*`` is viewed as ``T`` (its size in bytes must
@@ -127,6 +128,9 @@ class Program:
         steps per AST node it runs, a memory instruction 20; the default, 2 million, is about a second of one
         thread looping alone and does not depend on the size of the launch) so that an endless loop stops with
         ``StepBudgetError``; raise it for a longer kernel. ``memory_limit``: see ``labsim.launch``.
+        ``counting``: "auto" counts what the compiled kernel does (its SASS where nvcc is installed, else labsim's
+        source rules: ``labsim.cuda.sass``), "source-rules" forces the rules, "source" counts the accesses as
+        written (no vector loads, every guarded instruction predicated, no aggregated atomics).
         """
         code = self.kernels.get(kernel_name)
         if code is None:
@@ -135,10 +139,10 @@ class Program:
         if not isinstance(args, (list, tuple)):
             args = (args,)
         vals = self._bind(code, list(args))
-        return self._run(code, grid, block, vals, dynamic_smem, gpu, schedule, max_steps, memory_limit)
+        return self._run(code, grid, block, vals, dynamic_smem, gpu, schedule, max_steps, memory_limit, counting)
 
     def _run(self, code: FunctionCode, grid, block, vals, dynamic_smem, gpu, schedule, max_steps,
-             memory_limit=None) -> Result:
+             memory_limit=None, counting: str = "auto") -> Result:
         self._check_size(code, grid, block, dynamic_smem, memory_limit)
         steps = DEFAULT_MAX_STEPS if max_steps is None else int(max_steps)
         file = self.filename
@@ -160,16 +164,32 @@ class Program:
                     c.v[s] = _coord(blk, key)
                 body(c)
 
+        plan = None if counting == "source" else self.plan(code.name, counting)
         try:
             stats = _engine_launch(kernel, grid, block, tuple(vals), gpu=gpu, schedule=schedule,
                                    dynamic_smem=dynamic_smem, max_steps=steps, name=code.name,
-                                   memory_limit=memory_limit)
+                                   memory_limit=memory_limit, plan=plan)
         except CudaError:
             raise
         except LabsimError as e:
             self._locate(e)
             raise
         return Result(stats, self, code.name)
+
+    def plan(self, kernel_name: str, counting: str = "auto"):
+        """What the compiler does to the kernel (``labsim.model.CountPlan``): decided by its SASS where nvcc is
+        installed (``counting="auto"``), else by labsim's source rules (``labsim.cuda.sass``). Computed once."""
+        if counting not in ("auto", "source-rules"):
+            raise CudaArgumentError(f"counting must be 'auto', 'source-rules' or 'source', not {counting!r}",
+                                    file=self.filename)
+        plans = self.__dict__.setdefault("_plans", {})
+        key = (kernel_name, counting)
+        if key not in plans:
+            from .sass import plan_for
+            rules = self.kernels[kernel_name].rules
+            plans[key] = plan_for(rules, self.source if counting == "auto" else None, kernel_name,
+                                  rules.get("sites"))
+        return plans[key]
 
     def _check_size(self, code: FunctionCode, grid, block, dynamic_smem, memory_limit=None) -> None:
         """Refuse launches whose simulation would not fit in memory (a hostile <<<1 << 30, 1024>>>, say)."""
@@ -227,9 +247,9 @@ class Program:
             elem = t.elem
             if elem.kind == "void":
                 return Ptr(a.reshape(-1), 0, name, "global")
-            dt = mem_dtype(elem)
-            if dt.itemsize not in (2, 4, 8, 16):
-                raise CudaArgumentError(f"parameter '{name}' points to {elem}: labsim models 2-, 4-, 8- and "
+            dt = mem_dtype(elem) if not elem.struct else elem.elem.dtype   # a struct: its members' type
+            if dt.itemsize not in (1, 2, 4, 8, 16):
+                raise CudaArgumentError(f"parameter '{name}' points to {elem}: labsim models 1-, 2-, 4-, 8- and "
                                         "16-byte elements", **where)
             flat = a.reshape(-1)
             if flat.dtype != dt:
@@ -279,7 +299,7 @@ class Program:
 
     # ---- host functions ------------------------------------------------------------------------------------
     def call(self, host_fn: str, *args: Any, gpu: str = "H200", schedule: str = "lockstep",
-             max_steps: int | None = None, memory_limit: int | None = None) -> Results:
+             max_steps: int | None = None, memory_limit: int | None = None, counting: str = "auto") -> Results:
         """Run a host launcher such as ``launch_transpose_tiled(input, output, M, N, stream)``.
 
         Its ``<<<grid, block[, smem[, stream]]>>>`` launches run on the engine in order; returns their Results
@@ -293,7 +313,7 @@ class Program:
             raise CudaArgumentError(f"no host function named '{host_fn}'{hint}", file=self.filename)
         vals = self._bind(code, list(args))
         results = Results()
-        blk = _HostBlock(self, results, gpu, schedule, max_steps, memory_limit)
+        blk = _HostBlock(self, results, gpu, schedule, max_steps, memory_limit, counting)
         with np.errstate(all="ignore"):
             c = Ctx(blk, code.nslots, code.njm, self.filename)
             for s, v in zip(code.param_slots, vals):
@@ -303,10 +323,11 @@ class Program:
 
 
 class _HostBlock(HostBlock):
-    def __init__(self, program: Program, results: Results, gpu, schedule, max_steps, memory_limit) -> None:
+    def __init__(self, program: Program, results: Results, gpu, schedule, max_steps, memory_limit,
+                 counting: str = "auto") -> None:
         super().__init__(HOST_MAX_STEPS)
         self.program, self.results = program, results
-        self.opts = (gpu, schedule, max_steps, memory_limit)
+        self.opts = (gpu, schedule, max_steps, memory_limit, counting)
 
     def launch_kernel(self, name: str, grid, block, vals, smem: int, line: int) -> None:
         if len(self.results) >= MAX_HOST_LAUNCHES:     # each launch is a whole simulation

@@ -45,6 +45,11 @@ class StmtMixin:
         items = [ch for ch in body.named_children if ch.type != "comment"]
         if items and items[-1].type == "return_statement":
             self.fn.tail = items[-1]
+        if (self.fn.entry and self.fn.fd.is_kernel and items and items[-1].type == "if_statement"
+                and items[-1].child_by_field_name("alternative") is None):
+            # the kernel ends in `if (...) { ... }`: ptxas exits the lanes that fail it (@!P EXIT), so warps
+            # with no lane left do not execute its instructions
+            self.tail_if = (items[-1].start_byte, items[-1].end_byte)
         return self.block(body)
 
     def stmt(self, node):
@@ -124,7 +129,10 @@ class StmtMixin:
     def s_if_statement(self, node):
         cond = self.condition(node.child_by_field_name("condition"))
         self.scopes.append({})
+        tail = self.tail_if == (node.start_byte, node.end_byte) and not self.inline_stack[1:]
+        self.in_tail += tail
         then_f, tj = self.stmt(node.child_by_field_name("consequence"))
+        self.in_tail -= tail
         self.scopes.pop()
         alt = node.child_by_field_name("alternative")
         else_f, ej = None, NO_JUMPS
@@ -159,7 +167,9 @@ class StmtMixin:
         upd = self.expr(update_node).ev if update_node is not None else None
         self.loops.append(self._loop_state())
         self.scopes.append({})
+        self.unroll.append(self.unroll_candidate(node) if node.type == "for_statement" else None)
         body_f, bj = self.stmt(body_node)
+        self.unroll.pop()
         self.scopes.pop()
         ls = self.loops.pop()
         own = {ls.brk, ls.cont} - {-1}
@@ -408,8 +418,11 @@ class StmtMixin:
             raise self.err(d, f"initializer not allowed for __shared__ variable '{name}'")
         if t.kind == "ptr":
             raise self.unsupported(d, "__shared__ pointers")
-        if t.kind not in ("int", "float", "vec") or t.size not in (2, 4, 8, 16) or t is ct.DIM3:
-            raise self.unsupported(d, f"__shared__ arrays of {t} (labsim models 2-, 4-, 8- and 16-byte elements)")
+        if t.struct:
+            raise self.unsupported(d, "__shared__ arrays of structs")
+        if t.kind not in ("int", "float", "vec") or t.size not in (1, 2, 4, 8, 16) or t is ct.DIM3:
+            raise self.unsupported(d, f"__shared__ arrays of {t} (labsim models 1-, 2-, 4-, 8- and 16-byte "
+                                   "elements)")
         if extern:
             if len(dims) != 1 or dims[0] is not None:
                 raise self.err(d, f"extern __shared__ '{name}' must be declared as {name}[]")

@@ -124,6 +124,7 @@ class FunctionCode:
     coords: list[tuple[int, str]] = field(default_factory=list)
     line: int = 0
     local_bytes: int = 0                       # per-thread arrays, bytes per thread
+    rules: dict = field(default_factory=dict)  # source rules' candidates (Compiler.source_rules)
 
     def __repr__(self) -> str:
         ps = ", ".join(f"{t} {n}" for n, t in self.params)

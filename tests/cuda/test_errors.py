@@ -77,7 +77,7 @@ HOSTILE = [
     ("void (*fp)(int) = 0;", "function pointers"),
     ("long long p = (long long)a;", "casting a pointer to an integer"),
     ("float* q = (float*)i;", "casting an integer to a pointer"),
-    ("char* c = reinterpret_cast<char*>(a);", "pointer casts"),
+    ("bool* c = reinterpret_cast<bool*>(a);", "pointer casts"),
     ("float* q = (float*)malloc(16);", "'malloc'"),
     ("int* q = new int[4];", "new"),
     ("delete a;", "delete"),
@@ -106,7 +106,9 @@ def test_hostile_or_unsupported_constructs_are_rejected_by_name(body, what):
 
 
 def test_hostile_sources_never_reach_eval_exec_or_processes(monkeypatch):
-    """Compiling and running every hostile source touches neither eval/exec nor subprocesses nor files."""
+    """Compiling and running every hostile source touches neither eval/exec nor subprocesses nor files (with the
+    SASS analysis off; test_sass_analysis_only_compiles covers it)."""
+    monkeypatch.setenv("LABSIM_SASS", "0")
     calls = []
 
     def spy(name):
@@ -125,6 +127,31 @@ def test_hostile_sources_never_reach_eval_exec_or_processes(monkeypatch):
     a = np.zeros(64, np.float32)
     prog.launch("k", 1, 32, (a, 64))
     assert calls == [] and np.array_equal(a[:32], 2 * np.arange(32))
+
+
+def test_sass_analysis_only_compiles(monkeypatch, tmp_path):
+    """Where nvcc is installed, a launch runs nvcc -cubin (compile only, nothing executed) and nvdisasm on the
+    source, and no other process; eval/exec are never reached."""
+    from labsim.cuda import sass
+    if not sass.available():
+        pytest.skip("nvcc or nvdisasm not installed")
+    monkeypatch.setenv("LABSIM_SASS_CACHE", str(tmp_path))
+    sass._MEMO.clear()
+    argv = []
+    real = subprocess.Popen
+
+    def spy(args, *a, **k):
+        argv.append(list(args))
+        return real(args, *a, **k)
+    monkeypatch.setattr(subprocess, "Popen", spy)
+    for name in ("eval", "exec"):
+        monkeypatch.setattr(builtins, name, lambda *a, **k: (_ for _ in ()).throw(AssertionError(name)))
+    prog = lc.compile(KERNEL.format(body="a[i] = i * 3;"), "student.cu")
+    a = np.zeros(64, np.float32)
+    assert prog.launch("k", 1, 32, (a, 64)).stats.counting == "sass"
+    tools = [os.path.basename(x[0]) for x in argv]
+    assert tools == ["nvcc", "nvdisasm"]
+    assert "-cubin" in argv[0] and not {"-run", "--run", "-o-"} & set(argv[0])
 
 
 def test_recursion_and_inlining_bombs():

@@ -64,10 +64,13 @@ def _group_cost(byte_addrs, active, lanes, itemsize, banks, width):
 
 def shared_warp_wavefronts(byte_addrs, active, itemsize, op="ld", banks=32, width=4):
     """(wavefronts, bank conflicts) of one warp's shared access, by the rules measured on an H200
-    (measurements/h200/patterns/): lanes gathered per warp (<= 4 B), half-warp (8 B) or quarter-warp (16 B);
+    (measurements/h200/patterns/): lanes gathered per warp (<= 4 B), half-warp (8 B) or quarter-warp (16 B;
+    16-byte loads: ``_wide_load``);
     a group costs the most distinct words any bank serves. For loads, groups 0+1 (and 2+3) share wavefronts
     if their banks are disjoint or all their active lanes read one address; conflicts are the wavefronts
     beyond ceil(active bytes / 128). For stores, groups never share; conflicts are per group, beyond one."""
+    if itemsize == 16 and op == "ld":
+        return _wide_load(byte_addrs, active, banks, width)
     size = 32 if itemsize <= 4 else 128 // itemsize
     groups = [range(i, i + size) for i in range(0, 32, size)]
     costs = [_group_cost(byte_addrs, active, g, itemsize, banks, width) for g in groups]
@@ -83,6 +86,37 @@ def shared_warp_wavefronts(byte_addrs, active, itemsize, op="ld", banks=32, widt
         return total, max(0, total - (nbytes + 127) // 128)
     total = sum(c for c, _, _ in costs)
     conflicts = sum(c - (d + banks - 1) // banks for c, _, d in costs if c)
+    return total, conflicts
+
+
+def _wide_load(byte_addrs, active, banks, width):
+    """16-byte loads, half-warp by half-warp (issue 17): the quarters of a half share wavefronts when their banks
+    are disjoint, or when they read at most two addresses and no bank holds two of their words. The ideal half
+    needs its distinct bytes at 128 per wavefront, and one wavefront per non-empty quarter unless the quarters'
+    words are disjoint or they read at most two addresses; conflicts are the wavefronts beyond it."""
+    def words(lanes):
+        return {int(byte_addrs[l]) // width + j for l in lanes for j in range(16 // width)}
+
+    def most_per_bank(ws):
+        per = {}
+        for w in ws:
+            per[w % banks] = per.get(w % banks, 0) + 1
+        return max(per.values(), default=0)
+    total = conflicts = 0
+    for h in (0, 16):
+        qs = [[l for l in range(h + q, h + q + 8) if active[l]] for q in (0, 8)]
+        w0, w1 = words(qs[0]), words(qs[1])
+        c0, c1 = most_per_bank(w0), most_per_bank(w1)
+        addrs = {int(byte_addrs[l]) for l in qs[0] + qs[1]}
+        union = w0 | w1
+        share = not ({w % banks for w in w0} & {w % banks for w in w1}) or (most_per_bank(union) <= 1 and
+                                                                          len(addrs) <= 2)
+        wf = max(c0, c1) if share else c0 + c1
+        total += wf
+        if union:
+            apart = not (w0 & w1) or len(addrs) <= 2
+            ideal = max((len(union) * width + 127) // 128, 1 if apart else sum(1 for q in qs if q))
+            conflicts += max(0, wf - ideal)
     return total, conflicts
 
 

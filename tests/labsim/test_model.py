@@ -64,7 +64,8 @@ def test_cuda_sites_split_one_line_and_report_the_model_version():
     assert by_col[cols[1]] == shared_warp_wavefronts(4 * lanes, [True] * 32, 4)[0] == 1
     assert res.by_line[line][WF_LD] == 33
     assert res.model_version == MODEL_VERSION == labsim.MODEL_VERSION
-    assert res.table().splitlines()[0] == f"labsim counting model {MODEL_VERSION}"
+    assert res.table().splitlines()[0] == f"labsim counting model {MODEL_VERSION} ({res.stats.counting})"
+    assert res.stats.counting in ("sass", "source-rules")
     assert f"{line}:{cols[1]}" in res.table()
 
 

@@ -154,7 +154,7 @@ def test_barrier_after_whole_block_exits_is_fine():
     ([1.0, 2.0], "list, not a numpy array"),
     (np.zeros((8, 8), np.float32)[:, ::2], "not C-contiguous"),
     (np.zeros(8, np.complex64), "unsupported element type complex64"),
-    (np.zeros(8, np.int8), "unsupported element type int8"),
+    (np.zeros(8, np.complex128), "unsupported element type complex128"),
     (np.zeros(8, bool), "unsupported element type bool"),
 ])
 def test_bad_memory_arguments(arr, match):
