@@ -202,15 +202,17 @@ def kernel_source(name: str) -> tuple[str, int, str]:
 
 
 @functools.lru_cache(maxsize=64)
-def run_gemm(name: str, shape: tuple[int, int, int] = SHAPE, seed: int = 0):
-    """Run a lesson kernel (see :func:`kernel_source`) on labsim at M×N×K; returns (result, A, B, C)."""
+def run_gemm(name: str, shape: tuple[int, int, int] = SHAPE, seed: int = 0, counting: str = "auto"):
+    """Run a lesson kernel (see :func:`kernel_source`) on labsim at M×N×K; returns (result, A, B, C).
+    ``counting``: "auto" counts the compiled kernel (LDS.128 merging included, labsim.cuda.sass), "source" each
+    access as written (the bank table's scalar view)."""
     from labsim.cuda import compile as compile_cuda
     M, N, K = shape
     src, tile, kernel = kernel_source(name)
     A, B = operands(M, N, K, seed)
     C = np.full((M, N), np.nan, dtype=np.float32)
     prog = compile_cuda(src, f"{name}.cu" if name == "gemm_naive" else TARGET)
-    res = prog.launch(kernel, (-(-N // tile), -(-M // tile)), (tile, tile), (A, B, C, M, N, K))
+    res = prog.launch(kernel, (-(-N // tile), -(-M // tile)), (tile, tile), (A, B, C, M, N, K), counting=counting)
     return res, A, B, C
 
 
@@ -488,7 +490,7 @@ def bank_table(shape: tuple[int, int, int] = SHAPE, names: tuple[str, ...] = H20
     shared memory per block, and the result."""
     rows = []
     for name in names:
-        res, A, B, C = run_gemm(name, shape)
+        res, A, B, C = run_gemm(name, shape, counting="source")     # each access as a scalar instruction
         per = {}
         for s in res.stats.instructions:
             if s.space == "shared":
@@ -549,7 +551,7 @@ H200_COLUMNS = (
 
 def lds128_merged(name: str) -> bool:
     """Whether ptxas merged inner-loop reads into LDS.128 on the H200 (raw2/sass_gemm_bench.txt shows it for
-    every tiled kernel without padding); labsim counts scalar loads (issue 17)."""
+    every tiled kernel without padding); labsim counts the merge too (issue 17, labsim.cuda.sass)."""
     return name.startswith("gemm_tiled") and not name.endswith("_pad")
 
 
@@ -624,7 +626,7 @@ def sass_counts(path: str | Path | None = None) -> dict[str, dict[str, int]]:
 
 def sass_table(names: tuple[str, ...] = H200_KERNELS[1:]) -> Table:
     """How ptxas compiled the inner loop on the H200: static LDS / LDS.128 / STS counts per kernel (recorded
-    SASS), next to the recorded shared-load instructions and wavefronts at 64³ and labsim's scalar count."""
+    SASS), next to the recorded shared-load instructions and wavefronts at 64³ and labsim's (merges included)."""
     sass = sass_counts()
     none = t("（未记录）", "(not recorded)")
     rows = []

@@ -328,9 +328,6 @@ def test_shared_counters_equal_the_h200_where_loads_stay_scalar(shape, name):
         assert res.stats.metrics[key] == h[key], key
 
 
-@pytest.mark.xfail(strict=True, reason="ptxas merges the unpadded tile's As[ty][k] (and Bs[tx][k]) reads into "
-                   "LDS.128 on the H200; labsim counts scalar loads until issue 17 (helper h14-sass) models it. "
-                   "When this passes, drop this xfail.")
 @pytest.mark.parametrize("shape, name", [(s, n) for s, n in CASES if lesson10.lds128_merged(n)])
 def test_shared_loads_of_unpadded_kernels_equal_the_h200(shape, name):
     h = _recorded().gemm_counters(name, shape)
@@ -350,7 +347,7 @@ def test_h200_table_is_the_recording_next_to_labsim():
         assert s_row[2:-1] == [res.stats.metrics[k] for k in keys]
         same = h_row[2:-1] == s_row[2:-1]
         assert (s_row[-1] in ("全部相同", "all equal")) == same
-        assert same == (not lesson10.lds128_merged(name))   # what the prose says: only the LDS.128 kernels differ
+        assert same      # what the prose says: every counter equal, LDS.128 kernels included (issue 17)
 
 
 def test_gflops_table_reads_the_recording():
@@ -383,12 +380,14 @@ def test_sass_counts_parse(tmp_path):
     assert lesson10.sass_counts(tmp_path / "none.txt") == {}
 
 
-def test_sass_table_shows_the_merge_where_labsim_differs():
+def test_sass_table_shows_the_merge_and_labsim_counts_it():
     if not lesson10.sass_counts():
         pytest.skip("raw2/sass_gemm_bench.txt not recorded")
     for row, name in zip(lesson10.sass_table().data, lesson10.H200_KERNELS[1:]):
         assert (row[2] > 0) == lesson10.lds128_merged(name), name     # LDS.128 only without padding
-        assert (row[3] < row[5]) == lesson10.lds128_merged(name)      # fewer H200 instructions than labsim's
+        assert (row[3], row[4]) == (row[5], row[6])                    # labsim counts the merged loads too
+        scalar = lesson10.run_gemm(name, counting="source")[0].stats.metrics["smsp__inst_executed_op_shared_ld.sum"]
+        assert (row[3] < scalar) == lesson10.lds128_merged(name)      # fewer than one per access as written
 
 
 # ---- the prose ---------------------------------------------------------------------------------------
