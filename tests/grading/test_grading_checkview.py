@@ -3,6 +3,7 @@ notebook cell shows them when the check runs from a notebook, the file's own lin
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 from grading_testlib import fill, needs_cuda
@@ -111,3 +112,40 @@ def test_view_is_shown_as_a_raw_block_under_quarto(ex, tmp_path, monkeypatch):
     monkeypatch.setenv("COURSEBUILD_RENDERER", "quarto")
     bundle = rep._repr_mimebundle_()
     assert "text/html" not in bundle and "{=html}" in bundle["text/markdown"]
+
+
+class _Shell:
+    """What writefile_offset reads of IPython: the raw input history."""
+
+    def __init__(self, cells):
+        self.history_manager = type("H", (), {"input_hist_raw": ["", *cells]})()
+
+
+@pytest.mark.parametrize("cell,expect", [
+    ("%%writefile {p}\n{body}", 1),
+    ("#| course_role: exercise\n%%writefile {p}\n{body}", 2),           # options left in the cell count too
+    ("%%writefile -a {p}\n{body}", 1),
+    ("%%writefile {p}\n{body}// changed after writing\n", None),          # the file is not this cell's body
+    ("%%writefile /tmp/elsewhere.cu\n{body}", None),
+    ("print('no magic')", None),
+])
+def test_writefile_offset_reads_the_cell_that_wrote_the_file(tmp_path, monkeypatch, cell, expect):
+    import types
+
+    from grading.public import writefile_offset
+    body = "__global__ void k() {}\n"
+    p = tmp_path / "k.cu"
+    p.write_text(body, encoding="utf-8")
+    shell = _Shell(["x = 1", cell.format(p=p, body=body)])
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: shell))
+    assert writefile_offset(p) == expect
+
+
+def test_writefile_offset_outside_ipython_is_none(tmp_path, monkeypatch):
+    import types
+
+    from grading.public import writefile_offset
+    p = tmp_path / "k.cu"
+    p.write_text("x", encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: None))
+    assert writefile_offset(p) is None
