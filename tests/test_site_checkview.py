@@ -58,7 +58,7 @@ def test_answer_page_shows_the_source_view_and_its_lane_maps(browser, site):  # 
 
 
 @pytest.mark.parametrize("page_path", ["lessons/lesson09_transpose_tiled.html", "lessons/lesson08_transpose_naive.html",
-                                       "lessons/prelude/index.html"])
+                                       "lessons/prelude/index.html", "lessons/lesson10_gemm_tiled.html"])
 def test_exercise_check_cells_show_the_view(browser, site, page_path):  # noqa: F811
     renderer, root, base = site
     if not (root / "_site" / "exercise" / page_path).exists():
