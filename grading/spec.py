@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import json
 import os
 import sys
 import tomllib
@@ -157,11 +158,14 @@ class Exercise:
                 *self.config.get("instructor_files", []))
 
     def fingerprint(self) -> str:
-        """Changes whenever the template, what the public checks run (the public checks and every shipped
-        module of the folder they may import: exercise.py, common.py, ...) or the check's printed format
-        changes (receipts carry it: an output saved before such a change is re-checked, never taken for an edit)."""
+        """Changes whenever the template, what the public checks run (the public checks, every shipped module of
+        the folder they may import: exercise.py, common.py, ..., and the config as the student build ships it,
+        parsed so comments and the stripped instructor keys do not count) or the check's printed format changes
+        (receipts carry it: an output saved before such a change is re-checked, never taken for an edit)."""
         h = hashlib.sha256(self.template.encode())
         h.update(f"check-output-format {CHECK_OUTPUT_FORMAT}".encode())
+        shipped = {k: v for k, v in self.config.items() if k not in INSTRUCTOR_KEYS + INSTRUCTOR_TABLES}
+        h.update(json.dumps(shipped, sort_keys=True, ensure_ascii=False, default=str).encode())
         public = Path(self.public_module.__file__)
         instructor = set(self.instructor_files)
         for p in [public] + sorted(p for p in public.parent.glob("*.py") if p != public and p.name not in instructor):

@@ -213,7 +213,8 @@ def test_the_lesson_shows_the_canonical_questions(ex10):
 
 
 @pytest.mark.parametrize("edit,changes", [("common.py", True), ("exercise.py", True), ("public_checks.py", True),
-                                          ("hidden_checks.py", False), ("rubric.toml", False)])
+                                          ("hidden_checks.py", False), ("rubric.toml", False),
+                                          ("config.toml", False)])   # a comment: nothing the check prints
 def test_receipts_follow_every_module_the_public_checks_import(ex10, tmp_path, edit, changes):
     """A receipt's tool hash changes with what the public check prints from (lesson 10's messages live in
     common.py), and not with what only the grader reads."""
@@ -227,6 +228,25 @@ def test_receipts_follow_every_module_the_public_checks_import(ex10, tmp_path, e
     p.write_text(p.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     a, b = (load_exercise(d).fingerprint() for d in copies)
     assert (a != b) == changes
+
+
+def test_receipts_follow_the_config_the_check_prints_from(ex10, tmp_path):
+    """A focus label is printed by the check: changing it changes the receipt's tool hash; stripping the
+    instructor secret and [bench] (as the student build does) does not."""
+    import shutil
+
+    from grading.studentbuild.strip_config import strip_keys, strip_tables
+    copies = []
+    for name in ("a", "b", "c"):
+        d = tmp_path / name / "lesson10"
+        shutil.copytree(ex10.folder, d, ignore=shutil.ignore_patterns("__pycache__"))
+        copies.append(d)
+    cfg = copies[1] / "config.toml"
+    cfg.write_text(cfg.read_text(encoding="utf-8").replace('label = "读 B 的 tile"', 'label = "读 B"'), encoding="utf-8")
+    cfg = copies[2] / "config.toml"
+    cfg.write_text(strip_tables(strip_keys(cfg.read_text(encoding="utf-8"))), encoding="utf-8")
+    a, b, c = (load_exercise(d).fingerprint() for d in copies)
+    assert a != b and a == c
 
 
 @needs_cuda
