@@ -110,6 +110,21 @@ def instructor_detail(runs: list["RunRecord"]) -> str:
     return "\n".join(lines)
 
 
+def runs_outcome(label: str, runs: list["RunRecord"]) -> Outcome:
+    """A hidden check over a group of runs: passes when every run passed ("方阵：3/3")."""
+    passed, failures = tally(runs)
+    return Outcome(passed == len(runs), count_message(label, passed, len(runs), failures),
+                   detail=instructor_detail(runs))
+
+
+def oob_outcome(label: str, runs: list["RunRecord"]) -> Outcome:
+    """The no-out-of-bounds check every exercise grades over all its runs (the label stays in the hidden checks,
+    which the student build keeps out of the kit)."""
+    bad = [r for r in runs if r.error_kind == "oob"]
+    return Outcome(not bad, count_message(label, len(runs) - len(bad), len(runs)),
+                   detail=instructor_detail(bad))
+
+
 def draw_not_multiple(rng, lo: int, hi: int, of: int = 32) -> int:
     """A size in [lo, hi] that is not a multiple of ``of`` (boundary shapes leave partial tiles)."""
     while True:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from grading.checks import Outcome, check_case, count_message, draw_not_multiple
+from grading.checks import Outcome, check_case, count_message, draw_not_multiple, oob_outcome, runs_outcome
 from grading.context import RunContext
 from grading.sim import Case
 
-from .common import conflict_outcome, instructor_detail, tally
+from .common import conflict_outcome, instructor_detail
 from .exercise import shape
 
 TILE = 32
@@ -42,10 +42,7 @@ def cases(rng: np.random.Generator) -> dict[str, list[Case]]:
 @check_case(name="正常形状（32 的倍数，随机值）：结果正确", points=1, hidden=True, kind="normal",
             tags=("rubric:normal",))
 def normal_shapes(ctx: RunContext) -> Outcome:
-    runs = ctx.runs("normal")
-    passed, failures = tally(runs)
-    return Outcome(passed == len(runs), count_message("正常形状", passed, len(runs), failures),
-                   detail=instructor_detail(runs))
+    return runs_outcome("正常形状", ctx.runs("normal"))
 
 
 @check_case(name="正常形状：转置读没有 bank conflict", points=1, hidden=True, kind="conflict",
@@ -57,10 +54,7 @@ def conflict_free_read(ctx: RunContext) -> Outcome:
 @check_case(name="边界形状（非 32 倍数、1×1、1×N、N×1、瘦高、扁宽）：结果正确", points=1, hidden=True,
             kind="boundary", tags=("rubric:boundary",))
 def boundary_shapes(ctx: RunContext) -> Outcome:
-    runs = ctx.runs("boundary")
-    passed, failures = tally(runs)
-    return Outcome(passed == len(runs), count_message("边界形状", passed, len(runs), failures),
-                   detail=instructor_detail(runs))
+    return runs_outcome("边界形状", ctx.runs("boundary"))
 
 
 @check_case(name="无数据竞争（对抗调度）", hidden=True, kind="race")
@@ -80,7 +74,4 @@ def race_free(ctx: RunContext) -> Outcome:
 
 @check_case(name="无越界访问", hidden=True, kind="oob")
 def oob_free(ctx: RunContext) -> Outcome:
-    runs = ctx.all_runs()
-    bad = [r for r in runs if r.error_kind == "oob"]
-    return Outcome(not bad, count_message("无越界访问的运行", len(runs) - len(bad), len(runs)),
-                   detail=instructor_detail(bad))
+    return oob_outcome("无越界访问的运行", ctx.all_runs())

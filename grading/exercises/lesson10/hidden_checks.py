@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from grading.checks import Outcome, check_case, count_message, draw_not_multiple, instructor_detail, tally
+from grading.checks import (Outcome, check_case, count_message, draw_not_multiple, instructor_detail, oob_outcome,
+                            runs_outcome)
 from grading.context import RunContext
 from grading.sim import Case
 
@@ -45,29 +46,22 @@ def cases(rng: np.random.Generator) -> dict[str, list[Case]]:
     return {"square": square, "nonsquare": nonsquare, "boundary": boundary, "race": race}
 
 
-def _count(ctx: RunContext, kind: str, label: str) -> Outcome:
-    runs = ctx.runs(kind)
-    passed, failures = tally(runs)
-    return Outcome(passed == len(runs), count_message(label, passed, len(runs), failures),
-                   detail=instructor_detail(runs))
-
-
 @check_case(name="正常形状·方阵（M = N = K，16 的倍数，随机值）：C 正确", points=1, hidden=True, kind="square",
             tags=("rubric:normal",))
 def gemm_square_shapes(ctx: RunContext) -> Outcome:
-    return _count(ctx, "square", "方阵")
+    return runs_outcome("方阵", ctx.runs("square"))
 
 
 @check_case(name="正常形状·非方阵（16 的倍数，N ≠ K，随机值）：C 正确", points=1, hidden=True, kind="nonsquare",
             tags=("rubric:normal",))
 def gemm_nonsquare_shapes(ctx: RunContext) -> Outcome:
-    return _count(ctx, "nonsquare", "非方阵")
+    return runs_outcome("非方阵", ctx.runs("nonsquare"))
 
 
 @check_case(name="边界形状（非 16 倍数、1×1×1、K < 16、单行、单列、K 很长）：C 正确", points=1, hidden=True,
             kind="boundary", tags=("rubric:boundary",))
 def gemm_boundary_shapes(ctx: RunContext) -> Outcome:
-    return _count(ctx, "boundary", "边界形状")
+    return runs_outcome("边界形状", ctx.runs("boundary"))
 
 
 @check_case(name="对抗调度下无数据竞争、C 仍正确", hidden=True, kind="race")
@@ -89,7 +83,4 @@ def gemm_race_free(ctx: RunContext) -> Outcome:
 
 @check_case(name="无越界访问", hidden=True, kind="oob")
 def oob_free(ctx: RunContext) -> Outcome:
-    runs = ctx.all_runs()
-    bad = [r for r in runs if r.error_kind == "oob"]
-    return Outcome(not bad, count_message("无越界访问的运行", len(runs) - len(bad), len(runs)),
-                   detail=instructor_detail(bad))
+    return oob_outcome("无越界访问的运行", ctx.all_runs())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grading.checks import Outcome, check_case, count_message, failure_kind, instructor_detail, tally
+from grading.checks import Outcome, check_case, count_message, failure_kind, oob_outcome, runs_outcome
 
 from .exercise import matrix
 from .public_checks import sectors_outcome
@@ -44,10 +44,7 @@ def cases(rng: np.random.Generator) -> dict:
 @check_case(name="正常形状（32 的倍数，随机值）：结果正确", points=1, hidden=True, kind="normal",
             tags=("rubric:normal",))
 def normal_shapes(ctx) -> Outcome:
-    runs = ctx.runs("normal")
-    passed, failures = tally(runs)
-    return Outcome(passed == len(runs), count_message("正常形状", passed, len(runs), failures),
-                   detail=instructor_detail(runs))
+    return runs_outcome("正常形状", ctx.runs("normal"))
 
 
 @check_case(name="正常形状：读 in 和写 out 都合并", points=1, hidden=True, kind="coalesced",
@@ -65,15 +62,9 @@ def normal_shapes_use_few_sectors(ctx) -> Outcome:
 @check_case(name="边界形状（1×1、1×N、N×1、右边缘只有部分 lane 活跃、瘦高、扁宽）：结果正确", points=1, hidden=True,
             kind="boundary", tags=("rubric:boundary",))
 def boundary_shapes(ctx) -> Outcome:
-    runs = ctx.runs("boundary")
-    passed, failures = tally(runs)
-    return Outcome(passed == len(runs), count_message("边界形状", passed, len(runs), failures),
-                   detail=instructor_detail(runs))
+    return runs_outcome("边界形状", ctx.runs("boundary"))
 
 
 @check_case(name="无越界访问", hidden=True, kind="oob")
 def oob_free(ctx) -> Outcome:
-    runs = ctx.all_runs()
-    bad = [r for r in runs if r.error_kind == "oob"]
-    return Outcome(not bad, count_message("无越界访问的运行", len(runs) - len(bad), len(runs)),
-                   detail=instructor_detail(bad))
+    return oob_outcome("无越界访问的运行", ctx.all_runs())
