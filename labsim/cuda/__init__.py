@@ -22,11 +22,12 @@ float2/float4/int2/int4/uint2/uint4/double2/dim3; every C operator except pointe
 ``min``/``max``, the common math functions and conversion intrinsics; host launchers with ``dim3``, integer
 arithmetic, loops and ``<<<grid, block[, smem[, stream]]>>>``.
 
-Counters are those of the compiled kernel (``labsim.cuda.sass``): where nvcc is installed the kernel's SASS
-decides, per source line, which shared loads ptxas merged into LDS.64/LDS.128, which guarded instructions are
-predicated and which behind a branch, and which integer atomics are warp-aggregated; without nvcc labsim's
-source rules make the same decisions in the common cases. ``res.stats.counting`` says which ("sass" or
-"source-rules"); ``launch(..., counting="source")`` counts the accesses as written.
+Counters are those of the compiled kernel (``labsim.cuda.sass``): labsim's source rules decide which shared
+loads ptxas merges into LDS.64/LDS.128, which guarded instructions are predicated and which behind a branch,
+and which integer atomics are warp-aggregated. That is the default everywhere, whatever is installed, so a
+notebook, the grader and the site count alike; ``launch(..., counting="sass")`` (or ``LABSIM_COUNTING=sass``)
+lets the kernel's SASS decide instead (needs nvcc), and ``counting="source"`` counts the accesses as written.
+``res.stats.counting`` says which.
 
 Limitations: arithmetic follows C on the GPU's instructions, but each operation is rounded on its own (nvcc
 contracts ``a * b + c`` into an FMA by default) and float math functions are numpy's (a few ulps from CUDA's);

@@ -120,7 +120,8 @@ class Program:
     # ---- launching -----------------------------------------------------------------------------------------
     def launch(self, kernel_name: str, grid, block, args: Sequence = (), *, dynamic_smem: int = 0,
                gpu: str = "H200", schedule: str = "lockstep", max_steps: int | None = None,
-               memory_limit: int | None = None, counting: str = "auto") -> Result:
+               memory_limit: int | None = None, counting: str | None = None,
+               analysis: dict | None = None) -> Result:
         """Run ``kernel_name<<<grid, block, dynamic_smem>>>(*args)`` on the engine.
 
         Arrays stand for device pointers: an array passed for ``T*`` is viewed as ``T`` (its size in bytes must
@@ -128,9 +129,12 @@ class Program:
         steps per AST node it runs, a memory instruction 20; the default, 2 million, is about a second of one
         thread looping alone and does not depend on the size of the launch) so that an endless loop stops with
         ``StepBudgetError``; raise it for a longer kernel. ``memory_limit``: see ``labsim.launch``.
-        ``counting``: "auto" counts what the compiled kernel does (its SASS where nvcc is installed, else labsim's
-        source rules: ``labsim.cuda.sass``), "source-rules" forces the rules, "source" counts the accesses as
-        written (no vector loads, every guarded instruction predicated, no aggregated atomics).
+        ``counting``: None (or "auto") takes ``labsim.cuda.sass.default_counting()``: "source-rules" unless
+        ``$LABSIM_COUNTING`` says otherwise, whatever is installed. "source-rules" counts what the compiled kernel
+        does by labsim's rules for ptxas; "sass" (opt-in, needs nvcc and nvdisasm) lets the kernel's SASS decide;
+        "source" counts the accesses as written (no vector loads, every guarded instruction predicated, no
+        aggregated atomics). ``labsim.cuda.sass`` documents the modes. ``analysis``: SASS recorded elsewhere
+        (``labsim.cuda.sass.parse_nvdisasm`` of the file's ``nvdisasm -gi`` output) for SASS mode without nvcc.
         """
         code = self.kernels.get(kernel_name)
         if code is None:
@@ -139,10 +143,11 @@ class Program:
         if not isinstance(args, (list, tuple)):
             args = (args,)
         vals = self._bind(code, list(args))
-        return self._run(code, grid, block, vals, dynamic_smem, gpu, schedule, max_steps, memory_limit, counting)
+        return self._run(code, grid, block, vals, dynamic_smem, gpu, schedule, max_steps, memory_limit, counting,
+                         analysis)
 
     def _run(self, code: FunctionCode, grid, block, vals, dynamic_smem, gpu, schedule, max_steps,
-             memory_limit=None, counting: str = "auto") -> Result:
+             memory_limit=None, counting: str | None = None, analysis: dict | None = None) -> Result:
         self._check_size(code, grid, block, dynamic_smem, memory_limit)
         steps = DEFAULT_MAX_STEPS if max_steps is None else int(max_steps)
         file = self.filename
@@ -164,7 +169,11 @@ class Program:
                     c.v[s] = _coord(blk, key)
                 body(c)
 
-        plan = None if counting == "source" else self.plan(code.name, counting)
+        if analysis is not None:
+            plan = self.plan(code.name, analysis=analysis)
+        else:
+            counting = self._counting(counting)
+            plan = None if counting == "source" else self.plan(code.name, counting)
         try:
             stats = _engine_launch(kernel, grid, block, tuple(vals), gpu=gpu, schedule=schedule,
                                    dynamic_smem=dynamic_smem, max_steps=steps, name=code.name,
@@ -176,18 +185,41 @@ class Program:
             raise
         return Result(stats, self, code.name)
 
-    def plan(self, kernel_name: str, counting: str = "auto"):
-        """What the compiler does to the kernel (``labsim.model.CountPlan``): decided by its SASS where nvcc is
-        installed (``counting="auto"``), else by labsim's source rules (``labsim.cuda.sass``). Computed once."""
-        if counting not in ("auto", "source-rules"):
-            raise CudaArgumentError(f"counting must be 'auto', 'source-rules' or 'source', not {counting!r}",
+    def _counting(self, counting: str | None) -> str:
+        from . import sass
+        if counting is None or counting == "auto":
+            try:
+                counting = sass.default_counting()
+            except ValueError as e:
+                raise CudaArgumentError(str(e), file=self.filename) from None
+        if counting not in sass.MODES:
+            raise CudaArgumentError(f"counting must be 'source-rules' (the default), 'sass' or 'source', not "
+                                    f"{counting!r}", file=self.filename)
+        if counting == "sass" and not sass.available():
+            raise CudaArgumentError("counting='sass' reads the kernel's SASS and needs nvcc and nvdisasm on the PATH "
+                                    "(none found); the default, counting='source-rules', needs no compiler",
                                     file=self.filename)
+        return counting
+
+    def plan(self, kernel_name: str, counting: str | None = None, *, analysis: dict | None = None):
+        """What the compiler does to the kernel (``labsim.model.CountPlan``): labsim's source rules
+        ("source-rules", the default), or the rules decided by the kernel's SASS ("sass": compiled with nvcc, or
+        ``analysis``, recorded ``nvdisasm`` output parsed by ``labsim.cuda.sass.parse_nvdisasm``). Computed once."""
+        from .sass import plan_for
+        if analysis is not None:
+            counting = "sass"
+        else:
+            counting = self._counting(counting)
+            if counting == "source":
+                raise CudaArgumentError("counting='source' has no plan: the accesses are counted as written",
+                                        file=self.filename)
+        rules = self.kernels[kernel_name].rules
+        if analysis is not None:
+            return plan_for(rules, None, kernel_name, rules.get("sites"), analysis=analysis)
         plans = self.__dict__.setdefault("_plans", {})
         key = (kernel_name, counting)
         if key not in plans:
-            from .sass import plan_for
-            rules = self.kernels[kernel_name].rules
-            plans[key] = plan_for(rules, self.source if counting == "auto" else None, kernel_name,
+            plans[key] = plan_for(rules, self.source if counting == "sass" else None, kernel_name,
                                   rules.get("sites"))
         return plans[key]
 
@@ -299,7 +331,7 @@ class Program:
 
     # ---- host functions ------------------------------------------------------------------------------------
     def call(self, host_fn: str, *args: Any, gpu: str = "H200", schedule: str = "lockstep",
-             max_steps: int | None = None, memory_limit: int | None = None, counting: str = "auto") -> Results:
+             max_steps: int | None = None, memory_limit: int | None = None, counting: str | None = None) -> Results:
         """Run a host launcher such as ``launch_transpose_tiled(input, output, M, N, stream)``.
 
         Its ``<<<grid, block[, smem[, stream]]>>>`` launches run on the engine in order; returns their Results
@@ -324,7 +356,7 @@ class Program:
 
 class _HostBlock(HostBlock):
     def __init__(self, program: Program, results: Results, gpu, schedule, max_steps, memory_limit,
-                 counting: str = "auto") -> None:
+                 counting: str | None = None) -> None:
         super().__init__(HOST_MAX_STEPS)
         self.program, self.results = program, results
         self.opts = (gpu, schedule, max_steps, memory_limit, counting)

@@ -12,29 +12,32 @@ rewrites the source in ways that change Nsight Compute's counters (measured in m
 * **warp-aggregated atomics**: an integer ``atomicAdd`` on a warp-uniform address becomes vote + popc + one
   lane's atomic (1 request, 1 sector per warp instead of 32).
 
-Design (issue 17). The executor records every access by instruction site (line, column). A ``CountPlan``
-(``labsim.model``) says, per site, what the compiler did, and the counting model applies it:
+Design (issue 17, issue 23). The executor records every access by instruction site (line, column). A
+``CountPlan`` (``labsim.model``) says, per site, what the compiler did, and the counting model applies it:
 
-1. **Source rules** (always computed, by the front end while it compiles): ptxas's common-case decisions.
+1. **Source rules** (the default everywhere: lessons, grader, kit, tests; computed by the front end while it
+   compiles): ptxas's decisions, written down as rules and checked against the SASS of every recorded kernel.
    Vector loads: a shared read ``a[...][k + c]`` inside ``for (int k = C0; k < C1; ++k)`` with constant bounds,
    at most 32 iterations and no ``#pragma unroll 1`` before it (ptxas unrolls it), whose row is a multiple of
    16 (8) bytes and whose groups start aligned; or constant last indices c..c+3 of one array row on one line.
    Branches: the instructions inside a kernel's final ``if`` without ``else`` (ptxas emits ``@!P EXIT``); every
    other guarded instruction is predicated. Aggregation: ``atomicAdd``/``atomicSub`` on an integer whose
    address names only constants, kernel parameters and blockIdx/blockDim/gridDim.
-2. **SASS** (when ``nvcc`` and ``nvdisasm`` are found): the file is compiled as nvcc would for the H200
-   (``nvcc -cubin -arch=sm_90 -O3 -lineinfo``) and disassembled with ``nvdisasm -gi``; for each source line of
-   the kernel the SASS then decides: a vector candidate is kept only if the line has an ``LDS`` of that width;
-   a guarded site is a branch exactly when none of the line's instructions of its kind (LDS, STS, LDG, STG,
-   ATOM/RED) is predicated; an integer atomic is aggregated exactly when its line has a vote and a popc/redux.
-   Nothing is executed: nvcc only compiles. The analysis is cached by the source's SHA-256 (in memory and in
-   ``$LABSIM_SASS_CACHE``, default ``~/.cache/labsim/sass``), so a lesson or a grader pays the ~0.5 s once.
+2. **SASS** (an explicit opt-in: ``counting="sass"`` or ``LABSIM_COUNTING=sass``; needs ``nvcc`` and
+   ``nvdisasm``): the file is compiled as nvcc would for the H200 (``nvcc -cubin -arch=sm_90 -O3 -lineinfo``)
+   and disassembled with ``nvdisasm -gi``; for each source line of the kernel the SASS then decides: a vector
+   candidate is kept only if the line has an ``LDS`` of that width; a guarded site is a branch exactly when none
+   of the line's instructions of its kind (LDS, STS, LDG, STG, ATOM/RED) is predicated; an integer atomic is
+   aggregated exactly when its line has a vote and a popc/redux. Nothing is executed: nvcc only compiles. The
+   analysis is cached by the source's SHA-256 in memory and in a cache folder: ``$LABSIM_SASS_CACHE``, else
+   ``$LABSIM_CACHE_DIR/sass``, else ``$XDG_CACHE_HOME/labsim/sass``, else ``~/.cache/labsim/sass``.
 
-Why this design: the SASS is the ground truth of what the H200 executes, and reading it per source line keeps
-labsim's exact per-lane address model (sectors, wavefronts, conflicts come from the simulated addresses, never
-from the SASS). The source rules reproduce ptxas on every recorded kernel so that machines without nvcc (a
-student's laptop) give the same numbers in the common cases; ``Stats.counting`` says which decided
-("sass" or "source-rules"). ``LABSIM_SASS=0`` forces the source rules.
+Why this design: one count whatever the PATH. A student's notebook (no nvcc), the grader's container and the
+lesson pages count the same kernel the same way, because the default never looks for a compiler. The SASS is
+the ground truth of what the H200 executes, so the SASS mode is kept to check a kernel the rules may not cover;
+reading it per source line keeps labsim's exact per-lane address model (sectors, wavefronts, conflicts come
+from the simulated addresses, never from the SASS). ``Stats.counting`` says which decided ("source-rules" or
+"sass"; "source" when the accesses are counted as written).
 
 Limitations: a merge ptxas makes that the source rules do not propose (a loop over a computed bound, say) is
 not modelled even with SASS; shared stores are never merged; a shared float ``atomicAdd`` is a CAS loop on the
@@ -75,12 +78,35 @@ def _tool(name: str) -> str | None:
 
 
 def available() -> bool:
-    """nvcc and nvdisasm are both here (and ``LABSIM_SASS`` does not turn the SASS off)."""
+    """nvcc and nvdisasm are both here (and ``LABSIM_SASS=0`` does not hide them)."""
     return os.environ.get("LABSIM_SASS", "1") != "0" and _tool("nvcc") is not None and _tool("nvdisasm") is not None
 
 
-def _cache_dir() -> Path:
-    return Path(os.environ.get("LABSIM_SASS_CACHE") or Path.home() / ".cache" / "labsim" / "sass")
+MODES = ("source-rules", "sass", "source")
+
+
+def default_counting() -> str:
+    """The counting mode used when a launch names none: ``$LABSIM_COUNTING`` if set, else "source-rules"
+    (never chosen by what happens to be installed)."""
+    mode = os.environ.get("LABSIM_COUNTING", "").strip() or "source-rules"
+    if mode not in MODES:
+        raise ValueError(f"LABSIM_COUNTING={mode!r}: expected one of {', '.join(MODES)}")
+    return mode
+
+
+def cache_dir() -> Path:
+    """Where SASS analyses are cached (only SASS mode writes there)."""
+    env = os.environ
+    if env.get("LABSIM_SASS_CACHE"):
+        return Path(env["LABSIM_SASS_CACHE"])
+    if env.get("LABSIM_CACHE_DIR"):
+        return Path(env["LABSIM_CACHE_DIR"]) / "sass"
+    if env.get("XDG_CACHE_HOME"):
+        return Path(env["XDG_CACHE_HOME"]) / "labsim" / "sass"
+    return Path.home() / ".cache" / "labsim" / "sass"
+
+
+_cache_dir = cache_dir
 
 
 def analyse(source: str, timeout_s: float = 60) -> dict | None:
@@ -116,6 +142,15 @@ def analyse(source: str, timeout_s: float = 60) -> dict | None:
 
 
 def _compile(source: str, timeout_s: float) -> dict | None:
+    text = disassemble(source, timeout_s)
+    return None if text is None else parse_nvdisasm(text, "kernel.cu")
+
+
+def disassemble(source: str, timeout_s: float = 60) -> str | None:
+    """``nvdisasm -gi -c`` of ``source`` compiled as ``kernel.cu`` with ``nvcc -cubin -arch=sm_90 -O3 -lineinfo``
+    (compiled, never run), or None when the tools are missing or nvcc rejects the source."""
+    if _tool("nvcc") is None or _tool("nvdisasm") is None:
+        return None
     with tempfile.TemporaryDirectory(prefix="labsim-sass-") as tmp:
         src = os.path.join(tmp, "kernel.cu")
         with open(src, "w", encoding="utf-8") as f:
@@ -132,7 +167,7 @@ def _compile(source: str, timeout_s: float) -> dict | None:
             return None
         if d.returncode != 0:
             return None
-        return parse_nvdisasm(d.stdout, "kernel.cu")
+        return d.stdout
 
 
 def parse_nvdisasm(text: str, source_name: str) -> dict:
@@ -185,14 +220,15 @@ def _kind(opcode: str) -> tuple[str, str, int] | None:
     return None if k is None else (k[0], k[1], bits)
 
 
-def plan_for(rules: dict, source: str, kernel: str, sites=None) -> CountPlan:
+def plan_for(rules: dict, source: str | None, kernel: str, sites=None, analysis: dict | None = None) -> CountPlan:
     """The CountPlan of ``kernel``: the source rules ``rules`` (``FunctionCode.rules``), decided by the SASS of
-    ``source`` where nvcc is available (None: the rules alone). ``sites``: {(line, col): (space, ops)} of the kernel's memory accesses,
-    for the branch decision (None: the source rules' branch sites only)."""
+    ``source`` (None: the rules alone), or by ``analysis`` (``parse_nvdisasm``'s output: recorded SASS).
+    ``sites``: {(line, col): (space, ops)} of the kernel's memory accesses, for the branch decision (None: the
+    source rules' branch sites only)."""
     vector = dict(rules.get("vector", {}))
     branch = set(rules.get("branch", ()))
     aggregate = set(rules.get("aggregate", ()))
-    sass = None if source is None else analyse(source)
+    sass = analysis if analysis is not None else (None if source is None else analyse(source))
     fn = None if sass is None else _function(sass, kernel)
     if fn is None:
         return CountPlan("source-rules", {s: v[:3] for s, v in vector.items()}, frozenset(branch),

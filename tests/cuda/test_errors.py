@@ -130,11 +130,12 @@ def test_hostile_sources_never_reach_eval_exec_or_processes(monkeypatch):
 
 
 def test_sass_analysis_only_compiles(monkeypatch, tmp_path):
-    """Where nvcc is installed, a launch runs nvcc -cubin (compile only, nothing executed) and nvdisasm on the
-    source, and no other process; eval/exec are never reached."""
+    """The one live nvcc test. SASS mode (an explicit opt-in) runs nvcc -cubin (compile only, nothing executed)
+    and nvdisasm on the source, and no other process; eval/exec are never reached; the default mode runs none."""
     from labsim.cuda import sass
     if not sass.available():
-        pytest.skip("nvcc or nvdisasm not installed")
+        pytest.skip("nvcc or nvdisasm not installed: SASS mode cannot run (the recorded SASS in "
+                    "tests/fixtures/sass/ covers it in tests/labsim/test_h200_classes.py)")
     monkeypatch.setenv("LABSIM_SASS_CACHE", str(tmp_path))
     sass._MEMO.clear()
     argv = []
@@ -148,7 +149,10 @@ def test_sass_analysis_only_compiles(monkeypatch, tmp_path):
         monkeypatch.setattr(builtins, name, lambda *a, **k: (_ for _ in ()).throw(AssertionError(name)))
     prog = lc.compile(KERNEL.format(body="a[i] = i * 3;"), "student.cu")
     a = np.zeros(64, np.float32)
-    assert prog.launch("k", 1, 32, (a, 64)).stats.counting == "sass"
+    assert prog.launch("k", 1, 32, (a, 64)).stats.counting == "source-rules"
+    assert argv == []
+    assert prog.launch("k", 1, 32, (a, 64), counting="sass").stats.counting == "sass"
+    assert len(list(tmp_path.glob("*.json"))) == 1      # the cache went where LABSIM_SASS_CACHE says
     tools = [os.path.basename(x[0]) for x in argv]
     assert tools == ["nvcc", "nvdisasm"]
     assert "-cubin" in argv[0] and not {"-run", "--run", "-o-"} & set(argv[0])

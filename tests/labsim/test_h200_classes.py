@@ -1,10 +1,12 @@
-"""labsim against the H200 on issue 17's kernel classes (measurements/h200/classes/): cell for cell.
+"""labsim against the H200 on issue 17's kernel classes (measurements/h200/classes/) and the recorded GEMMs:
+cell for cell, in both counting modes, with no compiler needed.
 
 Vectorised shared loads (LDS.128 from ``t[i][0..3]`` and unrolled loops), 128-bit shared loads by half-warp,
 warp-aggregated integer atomics, branch vs predication (a shared-memory reduction, a stencil with halo) and
-1-/2-byte and struct types are exact both ways labsim decides what the compiler did: from the kernel's SASS
-(nvcc available) and from its source rules (``LABSIM_SASS=0``). Not compared: a shared float ``atomicAdd`` (a
-CAS loop whose retries depend on timing).
+1-/2-byte and struct types are exact both ways labsim decides what the compiler did: by its source rules (the
+default) and from the kernel's SASS, here the ``nvdisasm`` output recorded in tests/fixtures/sass/ (compare.py
+``--write-sass-fixtures`` writes it where nvcc is installed). The default count does not depend on whether nvcc
+is on the PATH. Not compared: a shared float ``atomicAdd`` (a CAS loop whose retries depend on timing).
 """
 from __future__ import annotations
 
@@ -22,22 +24,32 @@ compare = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(compare)
 
 RECORDED = json.loads((H / "results.json").read_text(encoding="utf-8"))["kernels"]
+GEMM = compare.recorded()[1]
 NOT_COMPARED = {"satom_f32_same_one_2x256": "CAS loop: retries depend on timing"}
 NAMES = [n for n in compare.kernel_names() if n not in NOT_COMPARED]
+GEMMS = [n for n, _, _ in compare.GEMMS]
 
 
-@pytest.fixture(autouse=True)
-def _private_sass_cache(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("LABSIM_SASS_CACHE", str(tmp_path_factory.getbasetemp() / "sass-cache"))
+def _gemm(name: str, mode: str | None) -> dict:
+    cache = _gemm.__dict__.setdefault("cache", {})
+    if mode not in cache:
+        cache[mode] = compare.run_gemm(mode)
+    return cache[mode][name]
 
 
-def _check(name: str, mode: str) -> None:
-    got = compare.run_one(name)
+def _check(got: dict, h: dict, mode: str, name: str) -> None:
     assert "refused" not in got, got
     assert got["counting"] == mode
-    h = RECORDED[name]
     diff = {m: (h[m], got[m]) for m in compare.METRICS if m in h and h[m] != got[m]}
     assert not diff, f"{name} (H200, labsim): {diff}"
+
+
+@pytest.fixture
+def no_nvcc(monkeypatch):
+    """nvcc and nvdisasm are not installed, and nothing may try to compile."""
+    monkeypatch.setattr(sass, "_tool", lambda name: None)
+    monkeypatch.setattr(sass, "analyse", lambda *a, **k: pytest.fail("the default count compiled the kernel"))
+    monkeypatch.delenv("LABSIM_COUNTING", raising=False)
 
 
 def test_every_launch_of_classes_cu_is_recorded():
@@ -45,22 +57,56 @@ def test_every_launch_of_classes_cu_is_recorded():
     assert len(NAMES) == len(RECORDED) - len(NOT_COMPARED) == 40
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_source_rules_equal_the_h200(name, monkeypatch):
-    monkeypatch.setenv("LABSIM_SASS", "0")
-    _check(name, "source-rules")
+def test_every_compared_kernel_has_recorded_sass():
+    missing = [f"{g}/{n}" for g, ns in (("classes", NAMES), ("gemm", GEMMS)) for n in ns
+               if not compare.fixture_path(g, n).is_file()]
+    assert not missing, f"no recorded SASS (run compare.py --write-sass-fixtures): {missing}"
 
 
-@pytest.mark.skipif(not sass.available(), reason="nvcc or nvdisasm not installed: no SASS")
 @pytest.mark.parametrize("name", NAMES)
-def test_sass_equals_the_h200(name):
-    _check(name, "sass")
+def test_source_rules_equal_the_h200_without_nvcc(name, no_nvcc):
+    _check(compare.run_one(name), RECORDED[name], "source-rules", name)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_recorded_sass_equals_the_h200(name):
+    _check(compare.run_one(name, "sass"), RECORDED[name], "sass", name)
+
+
+@pytest.mark.parametrize("name", GEMMS)
+def test_gemm_both_modes_equal_the_h200(name, no_nvcc):
+    _check(_gemm(name, None), GEMM[name], "source-rules", name)
+    _check(_gemm(name, "sass"), GEMM[name], "sass", name)
+
+
+def test_the_default_count_does_not_depend_on_the_path(monkeypatch):
+    """The same counters for every recorded kernel whether nvcc is on the PATH or not (hidden here by making
+    the tool lookup find nothing): the default mode never looks for a compiler."""
+    names = NAMES[::5] + ["satom_f32_same_one_2x256"]
+    with_tools = {n: compare.run_one(n) for n in names}
+    monkeypatch.setattr(sass, "_tool", lambda name: None)
+    without = {n: compare.run_one(n) for n in names}
+    assert with_tools == without
+    assert {r["counting"] for r in without.values()} == {"source-rules"}
+
+
+def test_sass_mode_is_an_explicit_opt_in(monkeypatch):
+    monkeypatch.setattr(sass, "_tool", lambda name: None)
+    monkeypatch.setenv("LABSIM_COUNTING", "sass")
+    got = compare.run_one(NAMES[0])
+    assert "refused" in got and "needs nvcc and nvdisasm" in got["refused"]
+    monkeypatch.setenv("LABSIM_COUNTING", "ptx")
+    assert "LABSIM_COUNTING" in compare.run_one(NAMES[0])["refused"]
 
 
 def test_the_comparison_can_fail(monkeypatch):
-    """Counting model 1 (no compiler rewrites) differs from the H200 on the classes the issue names."""
+    """Counting model 1 (no compiler rewrites) differs from the H200 on the classes the issue names, and
+    counting the accesses as written ("source") differs from the H200 where ptxas merged loads."""
     before = json.loads((H / "labsim_before.json").read_text(encoding="utf-8"))
     wf = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
-    assert before["gemm_tiled16"][wf] == 16384 != RECORDED.get("gemm_tiled16", {wf: 12288})[wf]
+    assert before["gemm_tiled16"][wf] == 16384 != GEMM["gemm_tiled16"][wf] == 12288
     sec = "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum"
     assert before["gatom_i32_same_one_w1"][sec] == 32 != RECORDED["gatom_i32_same_one_w1"][sec] == 1
+    written = compare.run_one("vlds_row4_w1", "source")
+    assert written["smsp__inst_executed_op_shared_ld.sum"] == 4 != RECORDED["vlds_row4_w1"][
+        "smsp__inst_executed_op_shared_ld.sum"]

@@ -6,9 +6,14 @@ Each kernel of classes.cu is compiled on labsim on its own (the file's helpers a
     .venv/bin/python measurements/h200/classes/compare.py                     # table on stdout
     .venv/bin/python measurements/h200/classes/compare.py --json out.json     # labsim's counters, for the table
     .venv/bin/python measurements/h200/classes/compare.py --markdown COMPARISON.md --before labsim_before.json
+    .venv/bin/python measurements/h200/classes/compare.py --write-sass-fixtures   # needs nvcc + nvdisasm
 
-``labsim_before.json`` holds labsim's counters before issue 17 (counting model 1), made by this script's
-``--json`` on commit 19f2df0; COMPARISON.md is generated from it, the recording and the current labsim.
+labsim counts each kernel both ways (``labsim.cuda.sass``): by its source rules (the default) and from the
+kernel's SASS. The SASS is the recorded ``nvdisasm -gi`` output in tests/fixtures/sass/ (written by
+``--write-sass-fixtures``: ``nvcc -cubin -arch=sm_90 -O3 -lineinfo`` then ``nvdisasm -gi -c``, nvcc 13), so
+the comparison and the tests need no compiler. ``labsim_before.json`` holds labsim's counters before issue 17
+(counting model 1), made by this script's ``--json`` on commit 19f2df0; COMPARISON.md is generated from it, the
+recording and the current labsim.
 """
 from __future__ import annotations
 
@@ -23,6 +28,8 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
+FIXTURES = ROOT / "tests" / "fixtures" / "sass"
+MODES = ("source-rules", "sass")
 
 # the counters compared: labsim reports each under its ncu name
 METRICS = [
@@ -122,8 +129,30 @@ def kernel_source(name: str, path: Path = HERE / "classes.cu") -> tuple[str, int
     return "\n".join(lines), grid, block, args
 
 
-def run_one(name: str) -> dict:
-    """{"counting": mode, metric: value} of one kernel of classes.cu on labsim, or {"refused": message}."""
+def fixture_path(group: str, name: str) -> Path:
+    return FIXTURES / group / f"{name}.sass"
+
+
+def recorded_analysis(group: str, name: str) -> dict | None:
+    """The recorded SASS of one kernel (tests/fixtures/sass/<group>/<name>.sass), parsed; None if not recorded."""
+    from labsim.cuda import sass
+    path = fixture_path(group, name)
+    if not path.is_file():
+        return None
+    return sass.parse_nvdisasm(path.read_text(encoding="utf-8"), "kernel.cu")
+
+
+def _launch_opts(group: str, name: str, mode: str | None) -> dict:
+    """Keyword arguments of Program.launch for ``mode``: SASS mode reads the recorded SASS where there is one."""
+    if mode == "sass":
+        analysis = recorded_analysis(group, name)
+        return {"analysis": analysis} if analysis is not None else {"counting": "sass"}
+    return {} if mode is None else {"counting": mode}
+
+
+def run_one(name: str, mode: str | None = None) -> dict:
+    """{"counting": mode, metric: value} of one kernel of classes.cu on labsim, or {"refused": message}.
+    ``mode``: None (labsim's default), "source-rules" or "sass" (the recorded SASS, else nvcc's)."""
     import warnings
 
     import labsim.cuda as lc
@@ -132,7 +161,8 @@ def run_one(name: str) -> dict:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")     # untyped device bytes viewed as short/float: intended here
-            res = lc.compile(src, "classes.cu").launch(name, grid, block, [arg(a) for a in args])
+            res = lc.compile(src, "classes.cu").launch(name, grid, block, [arg(a) for a in args],
+                                                       **_launch_opts("classes", name, mode))
     except Exception as e:  # a refusal is a result of the comparison
         return {"refused": f"{type(e).__name__}: {e}".splitlines()[0][:200]}
     m = res.stats.metrics
@@ -146,29 +176,57 @@ def kernel_names(path: Path = HERE / "classes.cu") -> list[str]:
     return [x[0] for x in split_source(path.read_text(encoding="utf-8"))[2]]
 
 
-def run_labsim() -> dict:
-    """{kernel: run_one(kernel)} for every launch of classes.cu."""
-    return {name: run_one(name) for name in kernel_names()}
+def run_labsim(mode: str | None = None) -> dict:
+    """{kernel: run_one(kernel, mode)} for every launch of classes.cu."""
+    return {name: run_one(name, mode) for name in kernel_names()}
 
 
-def run_gemm() -> dict:
+GEMMS = (("gemm_tiled16", 0, 0), ("gemm_tiled16_pad", 1, 0), ("gemm_tiled16_bt", 0, 1), ("gemm_tiled32", 0, 0),
+         ("gemm_tiled32_bt", 0, 1))
+
+
+def gemm_source(name: str) -> str:
+    pad, bt = next((p, b) for n, p, b in GEMMS if n == name)
+    src = (HERE.parent / "gemm" / "gemm_tiled.cuh").read_text(encoding="utf-8")
+    tile = 32 if "32" in name else 16
+    s = src.replace("#define TILE 16", f"#define TILE {tile}").replace("#define PAD 0", f"#define PAD {pad}")
+    return s.replace("#define BT 0", f"#define BT {bt}")
+
+
+def run_gemm(mode: str | None = None) -> dict:
     """Lesson 10's kernel (the recorded gemm_tiled16 at 64³) and the recorded GEMM variants at 64³."""
     import labsim.cuda as lc
-    src = (HERE.parent / "gemm" / "gemm_tiled.cuh").read_text(encoding="utf-8")
     out = {}
-    for name, pad, bt, unroll1 in (("gemm_tiled16", 0, 0, 0), ("gemm_tiled16_pad", 1, 0, 0),
-                                   ("gemm_tiled16_bt", 0, 1, 0), ("gemm_tiled32", 0, 0, 0),
-                                   ("gemm_tiled32_bt", 0, 1, 0)):
+    for name, _, _ in GEMMS:
         tile = 32 if "32" in name else 16
-        s = src.replace("#define TILE 16", f"#define TILE {tile}").replace("#define PAD 0", f"#define PAD {pad}")
-        s = s.replace("#define BT 0", f"#define BT {bt}")
         rng = np.random.default_rng(0)
         A, B = rng.random((64, 64), dtype=np.float32), rng.random((64, 64), dtype=np.float32)
-        st = lc.compile(s, "gemm_tiled.cu").launch("gemm_tiled", (64 // tile, 64 // tile), (tile, tile),
-                                                   (A, B, np.zeros((64, 64), np.float32), 64, 64, 64)).stats
+        st = lc.compile(gemm_source(name), "gemm_tiled.cu").launch(
+            "gemm_tiled", (64 // tile, 64 // tile), (tile, tile), (A, B, np.zeros((64, 64), np.float32), 64, 64, 64),
+            **_launch_opts("gemm", name, mode)).stats
         out[name] = {"counting": getattr(st, "counting", "source"),
                      **{k: int(st.metrics.get(k, 0)) for k in METRICS}}
     return out
+
+
+def write_sass_fixtures() -> list[Path]:
+    """Record the SASS of every compared kernel into tests/fixtures/sass/ (needs nvcc and nvdisasm)."""
+    from labsim.cuda import sass
+    if not sass.available():
+        raise SystemExit("--write-sass-fixtures needs nvcc and nvdisasm")
+    jobs = [("classes", n, kernel_source(n)[0]) for n in kernel_names()]
+    jobs += [("gemm", n, gemm_source(n)) for n, _, _ in GEMMS]
+    written = []
+    for group, name, src in jobs:
+        text = sass.disassemble(src)
+        if text is None:
+            raise SystemExit(f"nvcc rejected {group}/{name}")
+        text = re.sub(r'"/tmp/labsim-sass-[^/"]*/', '"', text)     # the temporary folder: not part of the SASS
+        path = fixture_path(group, name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
 
 
 def recorded() -> tuple[dict, dict]:
@@ -177,53 +235,76 @@ def recorded() -> tuple[dict, dict]:
     return classes, gemm
 
 
+def _cell(rec: dict, metric: str):
+    return "refused" if "refused" in rec else rec.get(metric)
+
+
+def _equal(rec: dict, h: dict, keys: list[str]) -> str:
+    return "refused" if "refused" in rec else str(sum(rec.get(m) == h[m] for m in keys))
+
+
 def markdown(after: dict, before: dict) -> str:
+    """COMPARISON.md: ``after`` is {mode: {kernel: counters}} for both modes, ``before`` labsim model 1's."""
     classes, gemm = recorded()
     h200 = {**classes, **gemm}
-    modes = ", ".join(sorted({r.get("counting", "?") for r in after.values() if "refused" not in r}))
+    rules, sass = after["source-rules"], after["sass"]
+    names = [n for n in list(classes) + [g for g in rules if g.startswith("gemm")] if n in h200]
+    same = [n for n in names if n not in TIMING and all(_cell(rules[n], m) == h200[n][m] == _cell(sass[n], m)
+                                                        for m in METRICS if m in h200[n])]
     head = ["# labsim against the H200: issue 17's kernel classes", "",
             "Generated by `measurements/h200/classes/compare.py --markdown` (do not edit). H200: "
             "`classes/results.json` and `gemm/results.json` (64³); labsim before: counting model 1 "
-            f"(`labsim_before.json`, made on commit 19f2df0); labsim after: counting model 2 ({modes}). ✗ marks a "
-            "difference from the H200; \"refused\" means labsim rejected the kernel.", ""]
-    summary = ["## Per kernel: counters equal to the H200", "", "| kernel | counters | labsim before | labsim after |",
-               "| --- | ---: | ---: | ---: |"]
-    diffs = ["## Every counter where labsim before or after differs from the H200", "",
-             "| kernel | counter | H200 | labsim before | labsim after |", "| --- | --- | ---: | ---: | ---: |"]
-    full = ["## Every non-zero counter", "", "| kernel | counter | H200 | labsim before | labsim after |",
-            "| --- | --- | ---: | ---: | ---: |"]
-    for name in list(classes) + [g for g in after if g.startswith("gemm")]:
-        h = h200.get(name)
-        if h is None:
-            continue
-        a, b = after.get(name, {}), before.get(name, {})
+            "(`labsim_before.json`, made on commit 19f2df0). labsim now counts each kernel two ways "
+            "(`labsim.cuda.sass`): **source rules**, the default whatever is installed, and **SASS**, decided by "
+            "the kernel's recorded SASS (`tests/fixtures/sass/`, nvcc 13, `-arch=sm_90 -O3`). ✗ marks a difference "
+            "from the H200; \"refused\" means labsim rejected the kernel.", "",
+            f"Kernels with every counter equal to the H200 in both modes: **{len(same)} of "
+            f"{len([n for n in names if n not in TIMING])}** compared ({len(TIMING)} not compared: a timing-dependent "
+            "CAS loop).", ""]
+    summary = ["## Per kernel: counters equal to the H200", "",
+               "| kernel | counters | labsim before | source rules | SASS |", "| --- | ---: | ---: | ---: | ---: |"]
+    cols = "| kernel | counter | H200 | labsim before | source rules | SASS |"
+    diffs = ["## Every counter where labsim (before, source rules or SASS) differs from the H200", "", cols,
+             "| --- | --- | ---: | ---: | ---: | ---: |"]
+    full = ["## Every non-zero counter", "", cols, "| --- | --- | ---: | ---: | ---: | ---: |"]
+    for name in names:
+        h = h200[name]
+        a, b, c = rules.get(name, {}), before.get(name, {}), sass.get(name, {})
         note = " (timing-dependent CAS loop)" if name in TIMING else ""
         keys = [m for m in METRICS if m in h]
-        ok_b = "refused" if "refused" in b else str(sum(b.get(m) == h[m] for m in keys))
-        ok_a = "refused" if "refused" in a else str(sum(a.get(m) == h[m] for m in keys))
-        summary.append(f"| `{name}`{note} | {len(keys)} | {ok_b} | {ok_a} |")
+        summary.append(f"| `{name}`{note} | {len(keys)} | {_equal(b, h, keys)} | {_equal(a, h, keys)} | "
+                       f"{_equal(c, h, keys)} |")
         for metric in keys:
             hv = h[metric]
-            av = "refused" if "refused" in a else a.get(metric)
-            bv = "refused" if "refused" in b else b.get(metric)
-            if not hv and (not av or av == "refused") and (not bv or bv == "refused"):
+            vals = [_cell(b, metric), _cell(a, metric), _cell(c, metric)]
+            if not hv and all(not v or v == "refused" for v in vals):
                 continue
-            row = (f"| `{name}`{note} | {short(metric)} | {hv} | {bv}{'' if bv == hv else ' ✗'} | "
-                   f"{av}{'' if av == hv else ' ✗'} |")
+            row = f"| `{name}`{note} | {short(metric)} | {hv} | " + " | ".join(
+                f"{v}{'' if v == hv else ' ✗'}" for v in vals) + " |"
             full.append(row)
-            if av != hv or bv != hv:
+            if any(v != hv for v in vals):
                 diffs.append(row)
     return "\n".join(head + summary + [""] + diffs + [""] + full) + "\n"
+
+
+def run_all(mode: str | None) -> dict:
+    return {**run_labsim(mode), **run_gemm(mode)}
 
 
 def main(argv=None) -> int:
     sys.path.insert(0, str(ROOT))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--json", help="write labsim's counters here")
+    ap.add_argument("--json", help="write labsim's counters here ({mode: {kernel: counters}})")
     ap.add_argument("--markdown", help="write the comparison table here")
     ap.add_argument("--before", default=str(HERE / "labsim_before.json"))
+    ap.add_argument("--write-sass-fixtures", action="store_true",
+                    help="record every kernel's SASS into tests/fixtures/sass/ (needs nvcc and nvdisasm)")
     args = ap.parse_args(argv)
-    after = {**run_labsim(), **run_gemm()}
+    if args.write_sass_fixtures:
+        for path in write_sass_fixtures():
+            print(path.relative_to(ROOT))
+        return 0
+    after = {mode: run_all(mode) for mode in MODES}
     if args.json:
         Path(args.json).write_text(json.dumps(after, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     if args.markdown:
@@ -231,13 +312,14 @@ def main(argv=None) -> int:
         Path(args.markdown).write_text(markdown(after, before), encoding="utf-8")
     classes, gemm = recorded()
     h200 = {**classes, **gemm}
-    for name, rec in after.items():
-        if "refused" in rec:
-            print(f"{name}: refused: {rec['refused']}")
-            continue
-        diff = [f"{short(k)} {h200[name][k]}/{rec[k]}" for k in METRICS if k in h200[name]
-                and h200[name][k] != rec[k]]
-        print(f"{name} [{rec['counting']}]: {'OK' if not diff else 'H200/labsim: ' + '; '.join(diff)}")
+    for mode, results in after.items():
+        for name, rec in results.items():
+            if "refused" in rec:
+                print(f"{name} [{mode}]: refused: {rec['refused']}")
+                continue
+            diff = [f"{short(k)} {h200[name][k]}/{rec[k]}" for k in METRICS if k in h200[name]
+                    and h200[name][k] != rec[k]]
+            print(f"{name} [{rec['counting']}]: {'OK' if not diff else 'H200/labsim: ' + '; '.join(diff)}")
     return 0
 
 
