@@ -42,11 +42,27 @@ def _h(text: str, n: int) -> str:
 
 
 def model_version() -> str:
+    """labsim's counting-model version, with ``+<mode>`` when labsim counts in a mode other than its default
+    source rules (``LABSIM_COUNTING=sass``): such counts are re-checked, not trusted."""
     try:
         import labsim
-        return str(getattr(labsim, "MODEL_VERSION", "0"))
+        version = str(getattr(labsim, "MODEL_VERSION", "0"))
     except ImportError:
         return "none"
+    mode = counting_mode()
+    return version if mode in ("source-rules", "none") else f"{version}+{mode}"
+
+
+def counting_mode() -> str:
+    """How labsim decides what the compiler did (``labsim.cuda.sass.default_counting``): "source-rules" or
+    "sass"."""
+    try:
+        from labsim.cuda import sass
+        return sass.default_counting()
+    except (ImportError, AttributeError):
+        return "none"
+    except ValueError:                # a bad LABSIM_COUNTING: every launch reports it
+        return "invalid"
 
 
 def code_hash(source: str) -> str:

@@ -104,8 +104,15 @@ class SubmissionResult:
                 "veto": [asdict(v) for v in self.vetoes],
                 "pending_manual_points": self.pending_max,
                 "blank": self.blank,
+                "labsim": _labsim_counting(),
             },
         }
+
+
+def _labsim_counting() -> dict:
+    """The counting model and mode the grader's labsim used (receipts carry the same)."""
+    from .receipt import counting_mode, model_version
+    return {"model": model_version(), "counting": counting_mode()}
 
 
 VERDICT_LABELS = {"pass": "通过", "fail": "未通过", "pending": "待人工评分（自动部分已完成）"}
