@@ -229,6 +229,11 @@ class Block:
         v.flags.writeable = False
         return v
 
+    @property
+    def live(self) -> np.ndarray:
+        """Lanes that are threads of the block and have not exited (warp intrinsics' masks may name the others)."""
+        return self._valid & ~self._exited
+
     def push_mask(self, cond, kind: str = "if") -> None:
         """Narrow the active lanes to ``cond`` (an ``if`` or a loop condition) until ``pop_mask``."""
         cond = np.broadcast_to(np.asarray(cond, dtype=bool), self._active.shape)

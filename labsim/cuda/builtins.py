@@ -15,6 +15,7 @@ from .errors import CudaRuntimeError, CudaUnsupportedError
 from .expr import const_e, is_scalar
 from .runtime import MEM_STEPS
 from .symbols import MAX_INLINE_DEPTH, E, FnState, Reparse, Sym
+from . import warp as _warp
 
 FORBIDDEN = {
     "system", "popen", "pclose", "fopen", "fclose", "fread", "fwrite", "fgets", "fputs", "fprintf", "fscanf",
@@ -32,7 +33,7 @@ PRINT = {"printf", "puts", "putchar", "perror", "cout", "cerr"}
 HOST_NOOP = {"cudaDeviceSynchronize", "cudaGetLastError", "cudaPeekAtLastError", "cudaStreamSynchronize",
              "cudaFuncSetAttribute", "cudaDeviceReset", "cudaSetDevice", "cudaFuncSetCacheConfig",
              "cudaDeviceSetSharedMemConfig", "cudaFuncSetSharedMemConfig"}
-DEVICE_NOOP = {"__syncwarp", "__threadfence", "__threadfence_block", "__threadfence_system"}
+DEVICE_NOOP = {"__threadfence", "__threadfence_block", "__threadfence_system"}
 CASTS = {"static_cast", "reinterpret_cast", "const_cast"}
 
 _F32 = {"sqrt": np.sqrt, "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
@@ -249,11 +250,89 @@ class CallMixin:
             return self.b_math
         if name in CONVERSIONS:
             return self.b_convert
+        if name in WARP_SHUFFLES or name in WARP_VOTES or name in WARP_REDUCE or name in (
+                "__syncwarp", "__activemask"):
+            return self.b_warp
+        if name in ("__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__ballot", "__any", "__all"):
+            return self.b_legacy_warp
         if name in ("__syncthreads_count", "__syncthreads_and", "__syncthreads_or") or \
                 name.startswith(("__shfl", "__ballot", "atomic")) or \
                 name in ("__any_sync", "__all_sync", "__activemask"):
             return self.b_unsupported
         return None
+
+    def b_legacy_warp(self, name, arg_nodes, node) -> E:
+        raise self.err(node, f"{name}() was removed for sm_70 and later (the H200 is sm_90): use {name}_sync(mask, "
+                       "...) with the mask of the lanes that take part, e.g. 0xffffffff", CudaUnsupportedError)
+
+    def b_warp(self, name, arg_nodes, node) -> E:
+        """Warp shuffles, votes, reductions, ``__syncwarp`` and ``__activemask`` (labsim.cuda.warp)."""
+        if self.mode == "host":
+            raise self.err(node, f"{name}() can only be called in device code")
+        where = self.loc(node)
+        if name == "__activemask":
+            self.args(arg_nodes, 0, name, node)
+            return E(ct.UINT, lambda c: _warp.activemask(c.act), pure=False)
+        if name == "__syncwarp":
+            es = self.args(arg_nodes, (0, 1), name, node)
+            M = self.coerce(es[0], ct.UINT, node).ev if es else (lambda c: _warp.FULL)
+
+            def ev_sync(c):
+                self._warp_call(c, where, name, lambda act, live: _warp.syncwarp(M(c), act, live, name))
+            return E(ct.VOID, ev_sync, pure=False)
+        if name in WARP_SHUFFLES:
+            es = self.args(arg_nodes, (3, 4), name, node)
+            t = es[1].t
+            if t.kind == "vec" or not t.is_arith:
+                raise self.err(node, f"no matching function for call to {name} with a value of type '{t}' (labsim: "
+                               "int, unsigned, long long, unsigned long long, float, double, __half)")
+            if t.kind in ("bool", "int") and t.rank < 4:
+                t = ct.INT
+            M = self.coerce(es[0], ct.UINT, node).ev
+            V = self.coerce(es[1], t, node).ev
+            B = self.coerce(es[2], ct.INT if name == "__shfl_sync" else ct.UINT, node).ev
+            W = self.coerce(es[3], ct.INT, node).ev if len(es) == 4 else (lambda c: np.int32(32))
+            mode = WARP_SHUFFLES[name]
+            return E(t, lambda c: self._warp_call(c, where, name, lambda act, live: _warp.shuffle(
+                mode, V(c), B(c), W(c), M(c), act, live, name)), pure=False)
+        if name in WARP_VOTES:
+            m, p = self.args(arg_nodes, 2, name, node)
+            M = self.coerce(m, ct.UINT, node).ev
+            P = self.truth(p, arg_nodes[1]).ev
+            if name == "__ballot_sync":
+                return E(ct.UINT, lambda c: self._warp_call(c, where, name, lambda act, live: _warp.ballot(
+                    P(c), M(c), act, live, name)), pure=False)
+            kind = WARP_VOTES[name]
+            return E(ct.INT, lambda c: self._warp_call(c, where, name, lambda act, live: _warp.vote(
+                kind, P(c), M(c), act, live, name)), pure=False)
+        m, v = self.args(arg_nodes, 2, name, node)
+        op = WARP_REDUCE[name]
+        if not v.t.is_integer:
+            raise self.err(node, f"no matching function for call to {name}('{v.t}'): the value must be an integer "
+                           "(int or unsigned)")
+        signed = v.t.signed and op in ("add", "min", "max") and ct.promote(v.t).dtype.itemsize <= 4
+        t = ct.INT if signed else ct.UINT
+        M, V = self.coerce(m, ct.UINT, node).ev, self.coerce(v, t, node).ev
+        dt = t.dtype
+        return E(t, lambda c: self._warp_call(c, where, name, lambda act, live: _warp.reduce(
+            op, V(c), M(c), act, live, name, dt)), pure=False)
+
+    def _warp_call(self, c, where, name, fn):
+        blk = c.blk
+        live = getattr(blk, "live", None)
+        act = np.asarray(c.act, dtype=bool)
+        if live is None:
+            live = act
+        try:
+            return fn(act, np.asarray(live, dtype=bool))
+        except _warp.Undefined as u:
+            extra = {}
+            if hasattr(blk, "tx"):
+                i = u.lane
+                extra = {"block": (int(blk.bx[i]), int(blk.by[i]), int(blk.bz[i])),
+                         "thread": (int(blk.tx[i]), int(blk.ty[i]), int(blk.tz[i])), "lane": i % 32}
+            raise _warp.WarpSyncError(u.message, file=self.file, line=where[0], col=where[1],
+                                      source=self.pp.line_text(where[0]), **extra) from None
 
     def b_unsupported(self, name, arg_nodes, node) -> E:
         raise self.unsupported(node, f"{name}()")
@@ -471,6 +550,12 @@ class CallMixin:
         if f is None:
             return self.coerce(a, dst, node, explicit=True)
         return self.fold1(f, a, dst)
+
+
+WARP_SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "down",
+                 "__shfl_xor_sync": "bfly"}
+WARP_VOTES = {"__ballot_sync": "ballot", "__any_sync": "any", "__all_sync": "all"}
+WARP_REDUCE = {f"__reduce_{op}_sync": op for op in ("add", "min", "max", "and", "or", "xor")}
 
 
 def _rn_int(dt):

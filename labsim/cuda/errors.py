@@ -20,7 +20,7 @@ class CudaError(LabsimError):
             if "col" in w:
                 head += f":{w['col']}"
         text = f"{head}: error: {self.message}"
-        extra = [f"{k} {_fmt(w[k])}" for k in ("kernel", "block", "thread", "array", "index") if k in w]
+        extra = [f"{k} {_fmt(w[k])}" for k in ("kernel", "block", "thread", "lane", "array", "index") if k in w]
         if extra:
             text += f" [{', '.join(extra)}]"
         src = w.get("source")
