@@ -12,16 +12,14 @@ Where the recording is absent, ``bandwidth_comparison()`` returns None: callers 
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 import numpy as np
 
 from labsim import estimate_time, estimate_traffic, launch
 
+from . import recordings
 from .kernels import BLOCK_ROWS, TILE_DIM, copy_kernel, transpose_naive, transpose_tiled
 
-RECORDING = Path(__file__).resolve().parents[1] / "measurements" / "h200" / "bandwidth" / "results.json"
 SIM_N = 128
 
 
@@ -64,7 +62,8 @@ def simulate(name: str, n: int = SIM_N):
 
 
 def load_recording() -> dict | None:
-    return json.loads(RECORDING.read_text(encoding="utf-8")) if RECORDING.is_file() else None
+    """bandwidth/results.json through figures.recordings (the repo's measurements/ or the kit's bundle)."""
+    return recordings.load("bandwidth")
 
 
 def bandwidth_comparison() -> list[dict] | None:

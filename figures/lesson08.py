@@ -7,7 +7,6 @@ The kernels are the lesson's own CUDA C (grading's ``lesson08/template.cu`` with
 from __future__ import annotations
 
 import functools
-import json
 import re
 from pathlib import Path
 
@@ -19,6 +18,8 @@ from labsim.errors import LabsimError
 from labsim.gpus import get_gpu
 from labsim.stats import estimate_time, estimate_traffic
 
+from . import recordings
+from .recordings import measurements_dir  # noqa: F401  (tests read the raw files beside the recordings)
 from ._fonts import t
 from .sectors import draw_sector_maps
 from .table import Table
@@ -424,18 +425,13 @@ def block_shape_table(shapes=((32, 8), (16, 16), (8, 32)), n: int = 256) -> Tabl
 
 # ---- H200 recordings --------------------------------------------------------------------------------------------
 
-def measurements_dir() -> Path:
-    """Where the repo keeps the H200 recordings (absent when the package is installed without the repo)."""
-    return Path(__file__).resolve().parents[1] / "measurements" / "h200"
-
-
 NCU_METRICS = (LD_REQUESTS, LD_SECTORS, ST_REQUESTS, ST_SECTORS)
 
 
 def ncu_table(path: str | Path | None = None, n: int = 64) -> Table:
     """labsim next to Nsight Compute on the H200 for the copy and the naive transpose at n×n (microbench.cu)."""
-    p = Path(path) if path is not None else measurements_dir() / "results.json"
-    recorded = json.loads(p.read_text(encoding="utf-8")) if p.is_file() else {}
+    recorded = recordings.read("round1", path) or {}
+    where = Path(path).name if path is not None else "measurements/h200/results.json"
     rows = []
     for kind, kernel in (("copy", f"copy_{n}x{n}"), ("naive", f"transpose_naive_{n}x{n}")):
         res, *_ = run_kernel(kind, n, n)
@@ -445,8 +441,8 @@ def ncu_table(path: str | Path | None = None, n: int = 64) -> Table:
             h = m.get(metric)
             rows.append([kernel, metric, mine, t("（未记录）", "(not recorded)") if h is None else int(h),
                          "" if h is None else (t("一致", "same") if int(h) == mine else t("不同", "differs"))])
-    notes = [t(f"H200 数据：{p.relative_to(measurements_dir().parent.parent) if p.is_relative_to(measurements_dir().parent.parent) else p}"
-               f"（{recorded.get('provenance', {}).get('ncu_version', 'ncu')}）", f"H200: {p.name}")] if recorded else \
+    notes = [t(f"H200 数据：{where}"
+               f"（{recorded.get('provenance', {}).get('ncu_version', 'ncu')}）", f"H200: {where}")] if recorded else \
         [t("本机没有 H200 记录（measurements/h200/results.json），只显示 labsim。", "no H200 recording here")]
     return Table([t("内核", "kernel"), t("指标（Nsight Compute）", "metric"), "labsim", t("H200 实测", "H200"),
                   t("对照", "check")], rows,
@@ -454,18 +450,13 @@ def ncu_table(path: str | Path | None = None, n: int = 64) -> Table:
                  notes=notes)
 
 
-def bandwidth_path() -> Path:
-    return measurements_dir() / "bandwidth" / "results.json"
-
-
 def load_bandwidth(path: str | Path | None = None) -> dict:
     """The recorded H200 bandwidth run ({"meta": ..., "records": [...]}) or {} when it is not recorded."""
-    p = Path(path) if path is not None else bandwidth_path()
-    if not p.is_file():
+    data = recordings.read("bandwidth", path)
+    if data is None:
         return {}
-    data = json.loads(p.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("records"), list):
-        raise ValueError(f"{p}: expected {{'meta': ..., 'records': [...]}}")
+        raise ValueError(f"{path or 'bandwidth/results.json'}: expected {{'meta': ..., 'records': [...]}}")
     return data
 
 
@@ -577,8 +568,7 @@ def estimate_error_text(path: str | Path | None = None) -> Prose:
 
 def load_details(path: str | Path | None = None) -> dict:
     """The recorded per-kernel ncu counters of the bandwidth run ({"meta", "runs": [{name, n, ms, ncu}]}), or {}."""
-    p = Path(path) if path is not None else measurements_dir() / "bandwidth" / "details.json"
-    return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else {}
+    return recordings.read("bandwidth_details", path) or {}
 
 
 def _ncu(details: dict, name: str, n: int) -> dict | None:

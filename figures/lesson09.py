@@ -5,7 +5,6 @@ matplotlib Figure; a lesson cell calls one of them and shows the result, so no n
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import Path
@@ -16,7 +15,9 @@ from matplotlib.figure import Figure
 from labsim.errors import LabsimError
 from labsim.gpus import get_gpu
 
+from . import recordings
 from ._fonts import t
+from .recordings import measurements_dir  # noqa: F401  (tests read the raw files beside the recordings)
 from .heatmap import bank_conflicts, draw_bank_heatmaps
 from .kernels import BLOCK_ROWS, TILE_DIM, float4_access, instr, per_request, run_transpose, tile_access
 from .sectors import draw_sector_maps
@@ -210,9 +211,9 @@ def race_table(n: int = 64) -> Table:
                            f"labsim.cuda: the lesson's kernel, {n}×{n}"), notes=notes)
 
 
-def _sanitizer_text(path: str | Path | None = None) -> str | None:
-    p = Path(path) if path is not None else measurements_dir() / "raw" / "sanitizer.txt"
-    return p.read_text(encoding="utf-8", errors="replace") if p.is_file() else None
+def _sanitizer(path: str | Path | None = None) -> dict | None:
+    """raw/sanitizer.txt as figures.recordings parses it (None when not recorded)."""
+    return recordings.read("sanitizer", path)
 
 
 def recorded_wrong_outputs(path: str | Path | None = None) -> dict:
@@ -221,19 +222,13 @@ def recorded_wrong_outputs(path: str | Path | None = None) -> dict:
     ``{"plain": {(M, N): (wrong, total)}, "racecheck": {...}}``: plain runs, and runs under racecheck.
     Empty dicts when the recording is absent.
     """
-    text = _sanitizer_text(path)
+    rec = _sanitizer(path)
     out: dict = {"plain": {}, "racecheck": {}}
-    if text is None:
+    if rec is None:
         return out
-    section = None
-    for line in text.splitlines():
-        if line.startswith("#####"):
-            section = "plain" if "plain runs: race" in line else "racecheck" if "racecheck" in line and " race " in \
-                line + " " else None
-            continue
-        m = re.match(r"transpose_tiled_nosync (\d+)x(\d+): (\d+) of (\d+) outputs wrong", line)
-        if m and section:
-            out[section][(int(m[1]), int(m[2]))] = (int(m[3]), int(m[4]))
+    for section, runs in rec["wrong_outputs"].items():
+        for shape, (wrong, total) in runs.items():
+            out[section][tuple(int(v) for v in shape.split("x"))] = (wrong, total)
     return out
 
 
@@ -243,14 +238,10 @@ def recorded_hazards(path: str | Path | None = None) -> dict | None:
     racecheck reports per byte: ``errors`` are pairs of threads in different warps, ``warnings`` ("Warp Level
     Programming") pairs in the same warp; divided by the 4 bytes of a float they count element pairs.
     """
-    text = _sanitizer_text(path)
-    if text is None:
+    rec = _sanitizer(path)
+    if rec is None or rec["hazards"] is None:
         return None
-    m = re.search(r"racecheck-report hazard race 32 32.*?RACECHECK SUMMARY: \d+ hazards? displayed "
-                  r"\((\d+) errors?, (\d+) warnings?\)", text, re.S)
-    if not m:
-        return None
-    errors, warnings = int(m[1]), int(m[2])
+    errors, warnings = rec["hazards"]["errors"], rec["hazards"]["warnings"]
     return {"errors": errors, "warnings": warnings, "cross_warp": errors // 4, "same_warp": warnings // 4}
 
 
@@ -433,20 +424,13 @@ WAVEFRONTS_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 SHARED_LD_INSTR = "smsp__inst_executed_op_shared_ld.sum"
 
 
-def measurements_dir() -> Path:
-    """Where the repo keeps the H200 recordings (absent when the package is installed without the repo)."""
-    return Path(__file__).resolve().parents[1] / "measurements" / "h200"
-
-
 def h200_table(path: str | Path | None = None) -> Table:
     """labsim next to the recorded H200 measurement (Nsight Compute) for the lesson's shared-memory reads.
 
     Reads ``measurements/h200/results.json``; where it is missing, the H200 column says so rather than guessing.
     """
-    p = Path(path) if path is not None else measurements_dir() / "results.json"
-    recorded: dict = {}
-    if p.is_file():
-        recorded = json.loads(p.read_text(encoding="utf-8"))
+    recorded: dict = recordings.read("round1", path) or {}
+    name = Path(path).name if path is not None else "results.json"
     rows = []
     for kernel, decl, expr, run in H200_CASES:
         wa = run()
@@ -457,8 +441,8 @@ def h200_table(path: str | Path | None = None) -> Table:
                      t("（未记录）", "(not recorded)") if measured is None else measured,
                      "" if measured is None else (t("一致", "same") if measured == wa.wavefronts
                                                   else t("不同", "differs"))])
-    notes = [t(f"H200 数据来自 {p.name}（Nsight Compute，{recorded.get('provenance', {}).get('ncu', 'ncu')}）",
-               f"H200 figures from {p.name}")] if recorded else \
+    notes = [t(f"H200 数据来自 {name}（Nsight Compute，{recorded.get('provenance', {}).get('ncu', 'ncu')}）",
+               f"H200 figures from {name}")] if recorded else \
         [t("本机没有 H200 实测记录（measurements/h200/results.json），只显示 labsim 的计数。",
            "no recorded H200 measurement here; labsim only.")]
     return Table([t("声明", "declaration"), t("每个 lane 读", "lane reads"), t("labsim：wavefront", "labsim"),
@@ -496,18 +480,12 @@ def misaligned_table(path: str | Path | None = None) -> Table:
     The recording is ``measurements/h200/raw/sanitizer.txt`` (the plain run's CUDA error and the first
     compute-sanitizer report of ``misaligned.cu``); labsim runs the same access (lane k reads float4 k % 8).
     """
-    p = Path(path) if path is not None else measurements_dir() / "raw" / "sanitizer.txt"
+    rec = _sanitizer(path)
     rows = []
-    if p.is_file():
-        lines = p.read_text(encoding="utf-8", errors="replace").splitlines()
-        plain = next((ln for ln in lines if ln.startswith("sync:") and "isaligned" in ln), None)
-        report = []
-        for i, ln in enumerate(lines):
-            if "Invalid __shared__ read" in ln:
-                report = [x.strip("= ").strip() for x in lines[i:i + 4]]
-                break
+    if rec is not None:
+        plain, report = rec["misaligned"]["plain"], rec["misaligned"]["report"]
         if plain:
-            rows.append([t("H200 直接运行（记录）", "H200 plain run (recorded)"), plain.strip()])
+            rows.append([t("H200 直接运行（记录）", "H200 plain run (recorded)"), plain])
         if report:
             rows.append([t("H200 compute-sanitizer（记录）", "H200 compute-sanitizer (recorded)"), "；".join(report)])
     if not rows:
@@ -613,8 +591,7 @@ _PER_REQ = (
 
 
 def _recorded(path: str | Path | None = None) -> dict:
-    p = Path(path) if path is not None else measurements_dir() / "results.json"
-    return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else {}
+    return recordings.read("round1", path) or {}
 
 
 def h200_kernels_table(fixes: bool = True, path: str | Path | None = None) -> Table:
@@ -668,8 +645,7 @@ def bandwidth_table(fixes: bool = True, path: str | Path | None = None) -> Table
     median time, Harris's definition), or "not recorded" for each kernel while the file is absent.
     ``fixes=False`` leaves out the padded and swizzled tiles."""
     names = [n for n in BANDWIDTH_NAMES if fixes or n not in ("transpose_tiled_pad1", "transpose_tiled_swizzle")]
-    p = Path(path) if path is not None else measurements_dir() / "bandwidth" / "results.json"
-    data = json.loads(p.read_text(encoding="utf-8")) if p.is_file() else {}
+    data = recordings.read("bandwidth", path) or {}
     recs = data.get("records", [])
     none = t("（未记录）", "(not recorded)")
     rows = []

@@ -1,20 +1,18 @@
 """Lesson 10 (shared-memory tiled GEMM): every number and figure the lesson shows, computed on labsim or read
-from the H200 recordings (measurements/h200/gemm/, through measurements/h200/records.py).
+from the H200 recordings (measurements/h200/gemm/, through figures.recordings: in the student kit, its bundle).
 
 All kernels are real CUDA run by ``labsim.cuda``, built from the lesson's exercise
 (``grading/exercises/lesson10/template.cu`` with the reference fill, which the student kit ships too): the
 exercise itself for the races and boundaries (line numbers are the exercise cell's), and its variants TILE
 4/8/16/32, padded, B tile stored column-wise -- textually the variants of measurements/h200/gemm/gemm_tiled.cuh
-the H200 ran -- for the counters. The naive kernel is :data:`NAIVE_SOURCE` (= gemm_naive.cuh). Without the
-recordings (the student kit) every H200 column reads "not recorded".
+the H200 ran -- for the counters. The naive kernel is :data:`NAIVE_SOURCE` (= gemm_naive.cuh). Without any
+recording (neither measurements/ nor the kit's bundle) every H200 column reads "not recorded".
 
 A lesson cell calls one function here and shows the :class:`figures.table.Table` or Figure it returns.
 """
 from __future__ import annotations
 
 import functools
-import importlib.util
-import json
 import re
 from pathlib import Path
 
@@ -22,13 +20,15 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
+from . import recordings
 from ._fonts import t
+from ._resources import exercise_template
+from .recordings import measurements_dir  # noqa: F401  (tests read the raw files beside the recordings)
 from . import static_explorer as se
 from .heatmap import (DEGREE_BOUNDS, DEGREE_COLORS, DEGREE_LABELS, bank_conflicts, bank_degrees,
                       draw_bank_heatmap, draw_bank_heatmaps, wavefront_caption)
 from .table import Table
 
-ROOT = Path(__file__).resolve().parents[1]
 FILL = "(t + ty) * N + col"          # the exercise's reference fill (grading/exercises/lesson10/solution.cu)
 TARGET = "10_gemm_tiled.cu"
 SHAPE = (64, 64, 64)                 # the recorded H200 shapes: 64³ and a guarded non-multiple one
@@ -43,45 +43,15 @@ H200_KERNELS = ("gemm_naive", "gemm_tiled16", "gemm_tiled16_pad", "gemm_tiled16_
 
 # ---- sources -------------------------------------------------------------------------------------------
 
-def measurements_dir() -> Path:
-    """Where the repo keeps the H200 recordings."""
-    return ROOT / "measurements" / "h200"
-
-
-class _NotRecorded:
-    """Stands in for measurements/h200/records.py where the recordings are absent (the student kit)."""
-
-    def load(self, name):
-        return None
-
-    def gemm_counters(self, kernel, shape="64x64x64"):
-        return None
-
-    def gemm_gflops(self, name):
-        return None
-
-    def __repr__(self) -> str:
-        return "_NotRecorded()"
-
-
 def records():
-    """measurements/h200/records.py, the one reader of the H200 recordings (every answer None without it)."""
-    path = measurements_dir() / "records.py"
-    if not path.is_file():
-        return _NotRecorded()
-    return _load_records(str(path))
+    """figures.recordings, the one reader of the H200 recordings (the repo's measurements/h200/, or the
+    student kit's bundle); every answer is None where nothing is recorded."""
+    return recordings
 
 
-@functools.lru_cache(maxsize=4)
-def _load_records(path: str):
-    spec = importlib.util.spec_from_file_location("h200_records", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def template_path() -> Path:
-    return ROOT / "grading" / "exercises" / "lesson10" / "template.cu"
+def template_path():
+    """grading's lesson 10 template (importlib.resources: it ships in the student kit's grading package)."""
+    return exercise_template("lesson10")
 
 
 def exercise_source(blank: str = FILL, *, sync1: bool = True, sync2: bool = True, loads: str = "zero_fill") -> str:
@@ -297,14 +267,7 @@ def lines_table(name: str = "gemm_naive", shape: tuple[int, int, int] = SHAPE, *
 def recorded_registers(path: str | Path | None = None) -> dict[str, int]:
     """Registers per thread of each GEMM kernel as ncu recorded them (launch__registers_per_thread in
     raw2/gemm/ncu_gemm_64.csv); {} when absent."""
-    import csv
-    p = Path(path) if path is not None else measurements_dir() / "raw2" / "gemm" / "ncu_gemm_64.csv"
-    if not p.is_file():
-        return {}
-    rows = list(csv.reader(p.read_text(encoding="utf-8", errors="replace").splitlines()))
-    head = rows[0]
-    name, regs = head.index("Kernel Name"), head.index("launch__registers_per_thread")
-    return {r[name]: int(r[regs]) for r in rows[1:] if len(r) > regs and r[regs].isdigit()}
+    return recordings.read("gemm_registers", path) or {}
 
 
 def occupancy_table(names: tuple[str, ...] = ("gemm_tiled16", "gemm_tiled32"), gpu: str = "H200") -> Table:
@@ -414,8 +377,7 @@ def _racecheck_pairs(kernel: str, shape: str, data: dict) -> str:
                  and c["mode"] == "analysis"), None)
     if case is None:
         return t("（未记录）", "(not recorded)")
-    src = (measurements_dir() / "gemm" / "gemm_tiled.cuh")
-    lines = src.read_text(encoding="utf-8").splitlines() if src.is_file() else []
+    lines = (recordings.load("gemm_tiled_source") or "").splitlines()
 
     def array(ln: int) -> str:
         text = lines[ln - 1].strip() if 0 < ln <= len(lines) else ""
@@ -433,8 +395,7 @@ def h200_race_table() -> Table:
     """The exercise without one barrier: wrong elements of C in the H200's plain runs (recorded, gemm_bench's
     ``race`` mode on gemm_tiled.cuh with SYNC1/SYNC2 = 0) next to labsim's adversarial order, and the hazard
     groups racecheck reported on the H200 (gemm_tiled.cuh's lines)."""
-    path = measurements_dir() / "racecheck" / "results.json"
-    data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    data = recordings.load("racecheck") or {}
     none = t("（未记录）", "(not recorded)")
     runs = data.get("plain_runs", {}).get("gemm", [])
     rows = []
@@ -607,21 +568,7 @@ def gflops_table() -> Table:
 def sass_counts(path: str | Path | None = None) -> dict[str, dict[str, int]]:
     """Static shared-memory instructions of each kernel in the recorded SASS (cuobjdump of gemm_bench):
     {kernel: {"LDS": n, "LDS.128": n, "STS": n, ...}}; {} when the file is absent."""
-    p = Path(path) if path is not None else measurements_dir() / "raw2" / "sass_gemm_bench.txt"
-    if not p.is_file():
-        return {}
-    out: dict[str, dict[str, int]] = {}
-    current = None
-    for line in p.read_text(encoding="utf-8", errors="replace").splitlines():
-        m = re.search(r"Function : (\S+)", line)
-        if m:
-            current = out.setdefault(m[1], {})
-            continue
-        m = re.search(r"\*/\s+(?:@!?P\d+\s+)?(LDS|STS)(\.\w+)?\s", line)
-        if m and current is not None:
-            op = m[1] + (m[2] or "")
-            current[op] = current.get(op, 0) + 1
-    return out
+    return recordings.read("gemm_sass", path) or {}
 
 
 def sass_table(names: tuple[str, ...] = H200_KERNELS[1:]) -> Table:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import json
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -21,7 +20,10 @@ from labsim.analysis import WarpAccess
 from labsim.gpus import get_gpu
 from labsim.memory import FLOAT4
 
+from . import recordings
+from .recordings import measurements_dir  # noqa: F401  (tests read the raw files beside the recordings)
 from ._fonts import t
+from ._resources import exercise_template
 from .kernels import BLOCK_ROWS, TILE_DIM, instr, run_transpose
 from .sectors import draw_sector_map, sector_matrix
 from .table import Table
@@ -32,13 +34,9 @@ ELEMENTS = {2: ("__half", np.dtype(np.float16)), 4: ("float", np.dtype(np.float3
             8: ("double", np.dtype(np.float64)), 16: ("float4", FLOAT4)}
 
 
-def measurements_dir() -> Path:
-    """Where the repo keeps the H200 recordings."""
-    return Path(__file__).resolve().parents[1] / "measurements" / "h200"
-
-
-def _read_json(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+def _recorded(name: str, path: str | Path | None = None) -> dict:
+    """An H200 recording (figures.recordings: the repo's measurements/h200/ or the kit's bundle), {} if absent."""
+    return recordings.read(name, path) or {}
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -130,8 +128,7 @@ def pattern_access(key: str) -> WarpAccess:
 
 def h200_pattern_sectors(path: str | Path | None = None) -> dict[str, float | None]:
     """Recorded H200 sectors per request of each seed pattern (None where not recorded)."""
-    p = Path(path) if path is not None else measurements_dir() / "results.json"
-    rec = _read_json(p)
+    rec = _recorded("round1", path)
     rec = rec.get("results", rec)
     out = {}
     for key, *_, kernel in SEED_PATTERNS:
@@ -380,8 +377,7 @@ def _widget_explorer():
 # ---------------------------------------------------------------------------------------------------------
 def h200_p2(kernel: str, path: str | Path | None = None) -> float | None:
     """Recorded H200 load sectors per request of one kernel of measurements/h200/p2/ (None: not recorded)."""
-    p = Path(path) if path is not None else measurements_dir() / "p2" / "results.json"
-    m = _read_json(p).get("kernels", {}).get(kernel) or {}
+    m = _recorded("p2", path).get("kernels", {}).get(kernel) or {}
     sec, req = m.get(SECTORS_LD), m.get(REQUESTS_LD)
     return sec / req if isinstance(sec, (int, float)) and req else None
 
@@ -482,21 +478,36 @@ SCRIPT_KERNELS = ("p2_contig", "p2_offset1", "p2_stride2", "p2_stride4", "p2_str
                   "p2_random", "p2_f64_contig", "p2_f32x4_contig")
 
 
+SCRIPT = "lessons/prelude/02_memory_coalescing.py"     # the P2 script, in the repo
+SCRIPT_DATA = "_kitdata/02_memory_coalescing.py"      # its copy in the student kit's figures/ (package data)
+
+
+def script_module():
+    """The P2 script as a module (its demo 1: ``access_patterns``, ``gather_kernel``): the student kit's copy
+    (package data, written by the kit's build), else the repo's lessons/prelude/ script."""
+    import importlib.resources
+    import importlib.util
+    import sys as _sys
+    res = importlib.resources.files(__package__).joinpath(SCRIPT_DATA)
+    with importlib.resources.as_file(res) as packaged:
+        script = packaged if packaged.is_file() else Path(__file__).resolve().parents[1] / SCRIPT
+        if not script.is_file():
+            raise FileNotFoundError(f"the P2 script is neither package data ({SCRIPT_DATA}) nor at {script}")
+        spec = importlib.util.spec_from_file_location("_p2_script", script)
+        mod = importlib.util.module_from_spec(spec)
+        argv, _sys.argv = _sys.argv, [str(script)]      # the script reads --quick from argv at import
+        try:
+            spec.loader.exec_module(mod)
+        finally:
+            _sys.argv = argv
+    return mod
+
+
 def script_launch_table(path: str | Path | None = None) -> Table:
     """The P2 script's demo 1 as the script launches it (64 blocks × 256 threads, its own random indices):
     labsim's sectors and requests next to the H200's (measurements/h200/p2/)."""
-    import importlib.util
-    import sys as _sys
-    script = Path(__file__).resolve().parents[1] / "lessons" / "prelude" / "02_memory_coalescing.py"
-    spec = importlib.util.spec_from_file_location("_p2_script", script)
-    mod = importlib.util.module_from_spec(spec)
-    argv, _sys.argv = _sys.argv, [str(script)]      # the script reads --quick from argv at import
-    try:
-        spec.loader.exec_module(mod)
-    finally:
-        _sys.argv = argv
-    p = Path(path) if path is not None else measurements_dir() / "p2" / "results.json"
-    rec = _read_json(p).get("kernels", {})
+    mod = script_module()
+    rec = _recorded("p2", path).get("kernels", {})
     n_blocks, threads = 64, 256
     rows = []
     for (name, arr, index_of), kernel in zip(mod.access_patterns(n_blocks * threads), SCRIPT_KERNELS):
@@ -566,8 +577,7 @@ def transpose_counts_table(n: int = 256) -> Table:
 
 def h200_bandwidth(path: str | Path | None = None) -> tuple[dict[tuple[str, int], dict], dict]:
     """Recorded H200 effective bandwidth ({(name, n): record}, meta) from measurements/h200/bandwidth/."""
-    p = Path(path) if path is not None else measurements_dir() / "bandwidth" / "results.json"
-    data = _read_json(p)
+    data = _recorded("bandwidth", path)
     recs = {(r["name"], int(r["n"])): r for r in data.get("records", []) if "name" in r and "n" in r}
     return recs, data.get("meta", {})
 
@@ -712,8 +722,7 @@ def prediction_table(show_answers: bool = False,
 def exercise_source(blank: str, block: tuple[int, int] | None = None) -> str:
     """The P2 exercise's CUDA source (grading's template) with the blank filled and, optionally, another block
     shape (BLOCK_X, BLOCK_Y); line numbers never shift."""
-    import grading
-    path = Path(grading.__file__).resolve().parent / "exercises" / "p2" / "template.cu"
+    path = exercise_template("p2")
     src = path.read_text(encoding="utf-8")
     if src.count("______") != 1:
         raise ValueError(f"{path}: expected exactly one blank ______")

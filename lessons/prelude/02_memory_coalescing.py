@@ -21,10 +21,8 @@
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -42,20 +40,18 @@ TILE, BLOCK_ROWS = 32, 8   # Harris 的配置：每块 32×8 个线程负责 32�
 # 演示 1：一个 warp 的访问模式
 # ---------------------------------------------------------------------------------------------------------
 
-H200_BANDWIDTH = Path(__file__).resolve().parents[2] / "measurements" / "h200" / "bandwidth" / "results.json"
-
-
 def h200_gbps(kernel: str, kw: dict, n: int) -> str:
-    """The H200's recorded effective bandwidth (GB/s) for one of the script's transposes, or '未记录'."""
+    """The H200's recorded effective bandwidth (GB/s) for one of the script's transposes, or '未记录'
+    (figures.recordings reads measurements/h200/ in the repo and its own copy in the student kit)."""
     name = {"copy_kernel": "copy", "transpose_naive": "transpose_naive"}.get(kernel)
     if name is None:
         name = f"transpose_tiled_pad{kw.get('pad', 0)}"
     try:
-        records = json.loads(H200_BANDWIDTH.read_text(encoding="utf-8"))["records"]
-    except (OSError, ValueError, KeyError):
+        from figures.recordings import bandwidth_record
+    except ImportError:
         return "未记录"
-    hit = [r for r in records if r.get("name") == name and r.get("n") == n]
-    return f"{hit[0]['gbps_median']:.0f}" if hit else "未记录"
+    hit = bandwidth_record(name, n)
+    return f"{hit['gbps_median']:.0f}" if hit else "未记录"
 
 def gather_kernel(blk, A, index_of):
     """每个线程读 A[index_of(全局线程号)]：同一个内核，换一个下标函数就是另一种访问模式。"""

@@ -1,6 +1,8 @@
 """The student hand-out: installable, runs the public check, ships nothing hidden."""
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import subprocess
 import sys
@@ -32,10 +34,38 @@ def test_kit_runs_the_public_check_without_the_repo(tmp_path):
     filled.write_text(template.read_text(encoding="utf-8").replace("______", "TILE_DIM + 1"), encoding="utf-8")
     code = ("import grading, labsim; assert grading.__file__.startswith(%r), grading.__file__\n"
             "from grading import check\n"
-            "print('VERDICT', check(%r).ok, check(%r).ok)" % (str(kit), str(template), str(filled)))
+            "print('VERDICT', check(%r).ok, check(%r).ok)\n"
+            "from figures import p2, recordings\n"
+            "print('SOURCE', recordings.source(), recordings.gemm_counters('gemm_tiled16')"
+            "['smsp__inst_executed_op_shared_ld.sum'])\n"
+            "print('SCRIPT', [row[0] for row in p2.script_launch_table().data][:1])\n"
+            % (str(kit), str(template), str(filled)))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(kit)
     out = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(kit)!r})\n" + code],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "VERDICT False True" in out.stdout and "______" in out.stdout
+    # the kit reads its own copy of the H200 recordings and of the P2 script, never the repo's
+    assert "SOURCE kit bundle 10240" in out.stdout, out.stdout
+    assert "SCRIPT ['连续：线程 i 读第 i 个 float32']" in out.stdout, out.stdout
+
+
+def test_kit_data_is_small_and_equals_the_repo_reading(tmp_path):
+    from figures import p2, recordings
+    kit = tmp_path / "kit"
+    kit.mkdir()
+    make_student_kit(ROOT, kit)
+    bundle = kit / "figures" / recordings.BUNDLE
+    assert bundle.stat().st_size < 100 * 1024, bundle.stat().st_size      # parsed results, not raw reports
+    data = json.loads(gzip.decompress(bundle.read_bytes()))
+    assert sorted(data) == sorted(recordings.KIT)
+    # the same values the repo reads from measurements/h200/, parsed independently of the bundle here
+    raw = json.loads((ROOT / "measurements/h200/gemm/results.json").read_text(encoding="utf-8"))
+    assert data["gemm"] == raw
+    assert data["sanitizer"]["wrong_outputs"]["plain"] and data["gemm_sass"]["gemm_tiled16"]["STS"] >= 1
+    assert (kit / "figures" / p2.SCRIPT_DATA).read_bytes() == (ROOT / p2.SCRIPT).read_bytes()
+    with open(kit / "pyproject.toml", "rb") as f:
+        package_data = tomllib.load(f)["tool"]["setuptools"]["package-data"]
+    assert "_kitdata/*" in package_data["figures"] and "*.js" in package_data["*"]
+    assert not (ROOT / "figures" / "_kitdata").exists()      # written into the kit only

@@ -127,7 +127,9 @@ def test_variants_count_as_the_recorded_sources(name, shape):
 
 def test_tables_without_the_recordings(monkeypatch, tmp_path):
     """The student kit ships figures but not measurements/: every H200 column reads 'not recorded'."""
-    monkeypatch.setattr(lesson10, "measurements_dir", lambda: tmp_path)
+    from figures import recordings
+    monkeypatch.setattr(recordings, "measurements_dir", lambda: tmp_path)
+    monkeypatch.setattr(recordings, "_bundle", lambda: None)
     none = ("（未记录）", "(not recorded)")
     rows = lesson10.h200_table().data
     assert all(r[2] in none for r in rows[0::2]) and rows[1][2] == 16384
