@@ -256,7 +256,7 @@ class CallMixin:
         if name in ("__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__ballot", "__any", "__all"):
             return self.b_legacy_warp
         if name in ("__syncthreads_count", "__syncthreads_and", "__syncthreads_or") or \
-                name.startswith(("__shfl", "__ballot", "atomic")) or \
+                name.startswith(("__shfl", "__ballot", "__match", "atomic")) or \
                 name in ("__any_sync", "__all_sync", "__activemask"):
             return self.b_unsupported
         return None

@@ -19,6 +19,7 @@ from .. import launch as _engine_launch
 from ..errors import KernelError, LabsimError, StepBudgetError
 from ..launch import check_launch_size
 from . import ctype as ct
+from . import sass
 from .access import mem_dtype
 from .compiler import Compiler
 from .errors import CudaArgumentError, CudaError, CudaSyntaxError, CudaUnsupportedError
@@ -186,7 +187,6 @@ class Program:
         return Result(stats, self, code.name)
 
     def _counting(self, counting: str | None) -> str:
-        from . import sass
         if counting is None or counting == "auto":
             try:
                 counting = sass.default_counting()
@@ -205,7 +205,7 @@ class Program:
         """What the compiler does to the kernel (``labsim.model.CountPlan``): labsim's source rules
         ("source-rules", the default), or the rules decided by the kernel's SASS ("sass": compiled with nvcc, or
         ``analysis``, recorded ``nvdisasm`` output parsed by ``labsim.cuda.sass.parse_nvdisasm``). Computed once."""
-        from .sass import plan_for
+        plan_for = sass.plan_for
         if analysis is not None:
             counting = "sass"
         else:

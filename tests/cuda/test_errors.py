@@ -94,7 +94,8 @@ HOSTILE = [
     ("k<<<1, 1>>>(a, n);", "dynamic parallelism"),
     ("std::vector<int> v;", "templates"),
     ("throw 1;", "exceptions"),
-    ("int v = __shfl_down_sync(0xffffffff, i, 1);", "__shfl_down_sync"),
+    ("int v = __shfl_down(i, 1);", "__shfl_down_sync"),
+    ("unsigned v = __match_any_sync(0xffffffff, i);", "__match_any_sync"),
 ]
 
 
