@@ -21,11 +21,17 @@ namespace p2_baseline {
 namespace p2_solution {
 #include "challenges/p2_challenge/solution.cu"
 }
+namespace p2_alt_staged_loop {
+#include "challenges/p2_challenge/alt_staged_loop.cu"
+}
 namespace l08_baseline {
 #include "challenges/lesson08_challenge/baseline.cu"
 }
 namespace l08_solution {
 #include "challenges/lesson08_challenge/solution.cu"
+}
+namespace l08_alt_colread_8x32 {
+#include "challenges/lesson08_challenge/alt_colread_8x32.cu"
 }
 namespace l09_baseline {
 #include "challenges/lesson09_challenge/baseline.cu"
@@ -64,9 +70,11 @@ struct TrV { const char* name; TrFn fn; };
 struct TrHV { const char* name; TrHFn fn; };
 struct GemmV { const char* name; GemmFn fn; };
 static const AosV AOS[] = {{"p2_challenge/baseline", p2_baseline::launch_aos_to_soa},
-                           {"p2_challenge/solution", p2_solution::launch_aos_to_soa}};
+                           {"p2_challenge/solution", p2_solution::launch_aos_to_soa},
+                           {"p2_challenge/alt_staged_loop", p2_alt_staged_loop::launch_aos_to_soa}};
 static const TrV TR[] = {{"lesson08_challenge/baseline", l08_baseline::launch_transpose},
-                         {"lesson08_challenge/solution", l08_solution::launch_transpose}};
+                         {"lesson08_challenge/solution", l08_solution::launch_transpose},
+                         {"lesson08_challenge/alt_colread_8x32", l08_alt_colread_8x32::launch_transpose}};
 static const TrHV TRH[] = {{"lesson09_challenge/baseline", l09_baseline::launch_transpose_half},
                            {"lesson09_challenge/alt_pad1", l09_alt_pad1::launch_transpose_half},
                            {"lesson09_challenge/solution", l09_solution::launch_transpose_half}};

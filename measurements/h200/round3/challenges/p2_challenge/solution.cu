@@ -5,19 +5,30 @@ namespace {
 constexpr int BLOCK = 256;
 
 // Reference: AoS -> SoA through shared memory.
-// The block's 256 structs are 768 consecutive floats: the block reads them as flat floats, lane after lane
-// (coalesced: 4 sectors per request), into shared memory; then thread t reads its struct s[3t..3t+2]
-// (word stride 3, odd: no bank conflict) and stores x, y, z coalesced. The last block may be partial.
-__global__ void aos_to_soa_staged(const float* __restrict__ aos, float* __restrict__ x, float* __restrict__ y,
-                                  float* __restrict__ z, int n) {
+// The block's 256 structs are 768 consecutive floats. A full block reads them as flat floats, lane after lane
+// (coalesced: 4 sectors per request), three independent loads per thread, all in flight together; the last,
+// partial block loops. Then thread t reads its struct s[3t..3t+2] (word stride 3, odd: no bank conflict) and
+// stores x, y, z coalesced.
+__global__ void aos_to_soa_staged3(const float* __restrict__ aos, float* __restrict__ x, float* __restrict__ y,
+                                   float* __restrict__ z, int n) {
     __shared__ float s[3 * BLOCK];
+    int t = threadIdx.x;
     int base = blockIdx.x * BLOCK;
     int count = n - base < BLOCK ? n - base : BLOCK;   // structs in this block
-    for (int t = threadIdx.x; t < 3 * count; t += BLOCK) {
-        s[t] = aos[3 * base + t];
+    const float* src = aos + 3 * base;
+    if (count == BLOCK) {
+        float a = src[t];
+        float b = src[t + BLOCK];
+        float c = src[t + 2 * BLOCK];
+        s[t] = a;
+        s[t + BLOCK] = b;
+        s[t + 2 * BLOCK] = c;
+    } else {
+        for (int i = t; i < 3 * count; i += BLOCK) {
+            s[i] = src[i];
+        }
     }
     __syncthreads();
-    int t = threadIdx.x;
     if (t < count) {
         x[base + t] = s[3 * t];
         y[base + t] = s[3 * t + 1];
@@ -29,5 +40,5 @@ __global__ void aos_to_soa_staged(const float* __restrict__ aos, float* __restri
 
 void launch_aos_to_soa(const float* aos, float* x, float* y, float* z, int n, cudaStream_t stream) {
     int grid = (n + BLOCK - 1) / BLOCK;
-    aos_to_soa_staged<<<grid, BLOCK, 0, stream>>>(aos, x, y, z, n);
+    aos_to_soa_staged3<<<grid, BLOCK, 0, stream>>>(aos, x, y, z, n);
 }
