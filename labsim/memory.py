@@ -27,8 +27,8 @@ def check_dtype(dtype: np.dtype, what: str = "array") -> np.dtype:
     dtype = np.dtype(dtype)
     if dtype.kind in _SCALAR_KINDS and dtype.itemsize in _SCALAR_KINDS[dtype.kind]:
         return dtype
-    if dtype.kind == "V" and dtype.itemsize in (4, 8, 16):
-        return dtype  # raw 16-byte elements (the seed's view("V16")) and float2/float4/int2/int4
+    if dtype.kind == "V" and dtype.itemsize in (1, 2, 4, 8, 16):
+        return dtype  # raw 16-byte elements (the seed's view("V16")) and vector types (char2 ... float4, double2)
     raise UnsupportedError(
         f"unsupported element type {dtype} for {what}: labsim models float16/32/64, int8/16/32/64, uint8/16/32/64 "
         "and 8- or 16-byte vector elements (float2, float4, int2, int4, V16)")

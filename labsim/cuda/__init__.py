@@ -16,11 +16,16 @@ The subset: ``#include`` (ignored), ``#define`` (object- and function-like), ``#
 ``__restrict__``; pointers to global memory and into shared arrays, pointer arithmetic, ``reinterpret_cast``
 between 2/4/8/16-byte element types; ``__shared__`` 1-D/2-D arrays and scalars, ``extern __shared__``;
 per-thread arrays; bool/char/short/int/unsigned/long long/size_t/float/double/``__half`` (global and shared
-arrays of 1-, 2-, 4-, 8- and 16-byte elements) and
-float2/float4/int2/int4/uint2/uint4/double2/dim3; every C operator except pointer comparison/difference;
-``if``/``for``/``while``/``do``/``break``/``continue``/``return``; ``__syncthreads``, ``atomicAdd``/``atomicSub``,
-``min``/``max``, the common math functions and conversion intrinsics; host launchers with ``dim3``, integer
-arithmetic, loops and ``<<<grid, block[, smem[, stream]]>>>``.
+arrays of 1-, 2-, 4-, 8- and 16-byte elements); CUDA's vector types up to 16 bytes (char1-4 ... float1-4,
+double1-3, longlong1-2, dim3) with ``make_*`` and ``.x/.y/.z/.w``, 3-component ones (float3) moved member by
+member as nvcc does; plain structs of scalar members; function templates with integer and type parameters
+(``red<256><<<g, b>>>``, ``sum<float>(a, b)`` or deduced; ``Program.launch("red<256>", ...)``); ``__constant__``
+variables filled by ``cudaMemcpyToSymbol`` (or ``Program.set_constant``) and read through the constant cache
+(not a global load); warp shuffles, votes and ``__reduce_*_sync`` (``labsim.cuda.warp``); every C operator
+except pointer comparison/difference; ``if``/``for``/``while``/``do``/``break``/``continue``/``return``;
+``__syncthreads``, ``__syncwarp``, ``atomicAdd``/``atomicSub``, ``min``/``max``, the common math functions and
+conversion intrinsics; host launchers with ``dim3``, integer arithmetic, loops and
+``<<<grid, block[, smem[, stream]]>>>``.
 
 Counters are those of the compiled kernel (``labsim.cuda.sass``): labsim's source rules decide which shared
 loads ptxas merges into LDS.64/LDS.128, which guarded instructions are predicated and which behind a branch,
@@ -33,7 +38,9 @@ Limitations: arithmetic follows C on the GPU's instructions, but each operation 
 contracts ``a * b + c`` into an FMA by default) and float math functions are numpy's (a few ulps from CUDA's);
 a member access of a vector in memory (``a[i].x``) is its own 4-byte access (nvcc may merge several into one
 vector access); per-thread arrays live in Python, so local-memory traffic is not counted; uninitialised locals
-read as zero; no printf, switch, structs, templates, warp shuffles or other atomics; streams are ignored.
+read as zero; no printf, switch, class templates, ``__match_*_sync`` or other atomics; streams are ignored;
+a ``__constant__`` read costs no counted memory traffic whatever its addresses (the H200 serialises a warp's
+distinct constant addresses, which no counter labsim reports measures).
 Shared stores are never merged into wider stores, and a merge ptxas makes that the source rules do not propose
 (a loop with a computed trip count, say) is not modelled.
 """

@@ -43,7 +43,7 @@ def _tick(c, line: int) -> None:
 
 
 def mem_get(c, p, i, t: CType, line: int, name: str, col: int | None = None):
-    if t.struct:    # one access per member (aligned to 4 bytes only: nvcc moves members one by one)
+    if t.struct:    # one access per member (aligned to a member only: nvcc moves members one by one)
         base = p.moved(np.asarray(i, dtype=np.int64) * t.size)
         return tuple(mem_get(c, base.moved(k * t.elem.size), 0, t.elem, line, name, col) for k in range(len(t.fields)))
     _tick(c, line)
@@ -125,6 +125,37 @@ def shared_scalar_lv(comp, sym, node) -> LV:
 
 def comp_ll():
     return LLONG
+
+
+def constant_lv(comp, sym, flat: E, node) -> LV:
+    """An element of a ``__constant__`` array: read through the constant cache (LDC), which Nsight Compute's
+    global and shared counters never see; writing it in device code is an error (it is const there)."""
+    store, t, name = sym.store, sym.t, sym.name
+    size = store.data.size
+    F = flat.ev
+    line, col = comp.loc(node)
+    vec = t.kind == "vec"
+
+    def locate(c):
+        i = F(c)
+        bad = (i < 0) | (i >= size)
+        if np.any(bad):
+            bad = np.broadcast_to(bad, c.act.shape) & c.act
+            if bad.any():
+                lane = int(np.argmax(bad))
+                ii = int(np.broadcast_to(i, c.act.shape)[lane])
+                raise OutOfBoundsError(f"out-of-bounds access to __constant__ {name}[{ii}], which has {size} "
+                                       "elements", line=line, col=col, array=name, index=ii, file=comp.file)
+            i = np.clip(i, 0, size - 1)
+        return i
+
+    def get(c, i):
+        v = store.data[i]
+        return unpack(np.atleast_1d(v), t.vdtype) if vec else v
+
+    def put(c, i, v):      # unreachable: the lvalue is const
+        raise AssertionError("write to __constant__")
+    return LV(t, locate, get, put, None, name, True, "local", line)
 
 
 def local_array_lv(comp, sym, idx_es: list[E], node) -> LV:

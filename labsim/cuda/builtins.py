@@ -27,7 +27,7 @@ FORBIDDEN = {
 }
 ALLOC = {"malloc", "calloc", "realloc", "free", "cudaMalloc", "cudaFree", "cudaMallocManaged", "cudaMallocHost",
          "cudaHostAlloc", "cudaFreeHost", "cudaMallocPitch", "cudaMalloc3D", "cudaMemcpy", "cudaMemcpyAsync",
-         "cudaMemcpy2D", "cudaMemset", "cudaMemsetAsync", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
+         "cudaMemcpy2D", "cudaMemset", "cudaMemsetAsync",
          "cudaMallocAsync", "cudaFreeAsync", "memcpy", "memset", "memmove"}
 PRINT = {"printf", "puts", "putchar", "perror", "cout", "cerr"}
 HOST_NOOP = {"cudaDeviceSynchronize", "cudaGetLastError", "cudaPeekAtLastError", "cudaStreamSynchronize",
@@ -77,6 +77,13 @@ class CallMixin:
             return self.kernel_launch(node, fnode, ksyn, arg_nodes)
         if fnode.type == "template_function":
             name = self.text(fnode.child_by_field_name("name"))
+            td = self.templates.get(name)
+            if td is not None and name not in CASTS:
+                args = self.template_args(fnode.child_by_field_name("arguments"))
+                if len(args) < len(td.params):      # the rest deduced from the call's arguments
+                    deduce = self.deduce(td, [self.expr(a).t for a in arg_nodes])
+                    return self.user_call(self.instantiate(td, args, node, deduce), arg_nodes, node)
+                return self.user_call(self.instantiate(td, args, node), arg_nodes, node)
             if name not in CASTS and self.lookup(name) is not None:
                 raise Reparse(fnode.child_by_field_name("name"))
             if name in CASTS:
@@ -107,6 +114,9 @@ class CallMixin:
         if isinstance(sym, Sym) and sym.kind != "func":
             raise self.unsupported(node, "function pointers (calling a variable)")
         fd = self.resolve_function(name)
+        if fd is None and name in self.templates and self.lookup(name) is None:
+            td = self.templates[name]
+            fd = self.instantiate(td, [], node, self.deduce(td, [self.expr(a).t for a in arg_nodes]))
         if fd is not None:
             return self.user_call(fd, arg_nodes, node)
         handler = self.builtin(name)
@@ -153,7 +163,8 @@ class CallMixin:
             if e.arr is not None and e.arr.space == "local":
                 raise self.unsupported(a, "passing per-thread arrays to functions")
             evs.append(self.coerce(e, pt, a).ev)
-        saved = (self.scopes, self.fn, self.loops)
+        saved = (self.scopes, self.fn, self.loops, self.tbind)
+        self.tbind = fd.tbind
         scope, slots = self.bind_params(fd.params)
         self.scopes, self.loops = [scope], []
         fst = FnState(fd, entry=False, ret=fd.ret, ret_slot=self.new_slot() if fd.ret is not ct.VOID else -1)
@@ -163,7 +174,7 @@ class CallMixin:
             body, _ = self.compile_function_body(fd.body)
         finally:
             self.inline_stack.pop()
-            self.scopes, self.fn, self.loops = saved
+            self.scopes, self.fn, self.loops, self.tbind = saved
         rs, rj = fst.ret_slot, fst.ret_jm
         slots_t = tuple(slots)
 
@@ -187,8 +198,19 @@ class CallMixin:
     def kernel_launch(self, node, fnode, ksyn, arg_nodes) -> E:
         if self.mode != "host":
             raise self.unsupported(node, "launching kernels from device code (dynamic parallelism)")
-        name = self.text(fnode)
-        fd = self.resolve_function(name)
+        if fnode.type == "template_function" and self.text(fnode.child_by_field_name("name")) in self.templates:
+            td = self.templates[self.text(fnode.child_by_field_name("name"))]
+            args = self.template_args(fnode.child_by_field_name("arguments"))
+            deduce = self.deduce(td, [self.expr(a).t for a in arg_nodes]) if len(args) < len(td.params) else None
+            fd = self.instantiate(td, args, node, deduce)
+            name = fd.name
+        elif fnode.type == "identifier" and self.text(fnode) in self.templates:
+            td = self.templates[self.text(fnode)]
+            fd = self.instantiate(td, [], node, self.deduce(td, [self.expr(a).t for a in arg_nodes]))
+            name = fd.name
+        else:
+            name = self.text(fnode)
+            fd = self.resolve_function(name)
         if fd is None:
             raise self.err(fnode, f"use of undeclared identifier '{name}'")
         if not fd.is_kernel:
@@ -228,6 +250,9 @@ class CallMixin:
     def builtin(self, name: str):
         if name == "__syncthreads":
             return self.b_syncthreads
+        if name in ("cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbolAsync",
+                    "cudaMemcpyFromSymbolAsync"):
+            return self.b_memcpy_symbol
         if name in DEVICE_NOOP:
             return self.b_noop
         if name in HOST_NOOP:
@@ -260,6 +285,47 @@ class CallMixin:
                 name in ("__any_sync", "__all_sync", "__activemask"):
             return self.b_unsupported
         return None
+
+    def b_memcpy_symbol(self, name, arg_nodes, node) -> E:
+        """``cudaMemcpyToSymbol(sym, src, count[, offset[, kind[, stream]]])`` and ``cudaMemcpyFromSymbol(dst, sym,
+        count[, offset[, kind[, stream]]])`` in host code: bytes between a host array and a __constant__ variable."""
+        if self.mode != "host":
+            raise self.err(node, f"{name}() can only be called in host code")
+        if not 3 <= len(arg_nodes) <= 6:
+            raise self.err(node, f"{name} takes 3 to 6 arguments, {len(arg_nodes)} given")
+        to = "ToSymbol" in name
+        sn, pn = (arg_nodes[0], arg_nodes[1]) if to else (arg_nodes[1], arg_nodes[0])
+        sym = self.lookup(self.text(sn)) if sn.type == "identifier" else None
+        if getattr(sym, "space", None) != "constant":
+            raise self.err(sn, f"{name}: '{self.text(sn)}' is not a __constant__ variable of this file")
+        p = self.expr(pn)
+        if p.t.kind != "ptr":
+            raise self.err(pn, f"{name}: '{self.text(pn)}' must be a pointer to host data (an array argument)")
+        count = self.coerce(self.expr(arg_nodes[2]), ct.LLONG, arg_nodes[2]).ev
+        offset = self.coerce(self.expr(arg_nodes[3]), ct.LLONG, arg_nodes[3]).ev if len(arg_nodes) > 3 else None
+        for a in arg_nodes[4:]:
+            if a.type != "identifier" or not self.text(a).startswith("cudaMemcpy"):
+                self.expr(a)
+        store, P, where = sym.store, p.ev, self.loc(node)
+
+        def ev(c):
+            ptr = P(c)
+            n = int(np.asarray(count(c)).reshape(-1)[0])
+            off = 0 if offset is None else int(np.asarray(offset(c)).reshape(-1)[0])
+            dev = store.data.view(np.uint8)
+            host = ptr.buf.reshape(-1).view(np.uint8)
+            hoff = int(np.asarray(ptr.boff).reshape(-1)[0])
+            if n < 0 or off < 0 or off + n > dev.size or hoff + n > host.size:
+                raise CudaRuntimeError(f"{name}: {n} bytes at offset {off} do not fit '{sym.name}' ({dev.size} bytes) "
+                                       f"and the host array ({host.size - hoff} bytes from the pointer): "
+                                       "cudaErrorInvalidValue", file=self.file, line=where[0], col=where[1],
+                                       source=self.pp.line_text(where[0]))
+            if to:
+                dev[off:off + n] = host[hoff:hoff + n]
+            else:
+                host[hoff:hoff + n] = dev[off:off + n]
+            return np.int32(0)
+        return E(ct.INT, ev, pure=False)
 
     def b_legacy_warp(self, name, arg_nodes, node) -> E:
         raise self.err(node, f"{name}() was removed for sm_70 and later (the H200 is sm_90): use {name}_sync(mask, "

@@ -18,7 +18,9 @@ from .errors import CudaCompileError, CudaSyntaxError, CudaUnsupportedError
 from .expr import ExprMixin
 from .preprocess import Preprocessed
 from .stmt import StmtMixin
-from .symbols import AUTO, UNSUPPORTED, ArraySym, FnState, FuncDef, FunctionCode, LoopState, Sym
+from .access import mem_dtype
+from .symbols import (AUTO, UNSUPPORTED, ArraySym, ConstantMemory, FnState, FuncDef, FunctionCode, LoopState, Sym,
+                      TemplateDef)
 
 MAX_NODES = 50_000          # compiled AST nodes per program (inlining can multiply a small source)
 
@@ -36,6 +38,10 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         self.funcs: dict[str, FuncDef] = {}
         self._weights: dict[str, int] = {}
         self.structs: dict[str, CType] = {}
+        self.constants: dict = {}               # __constant__ variables: name -> ConstantMemory
+        self.templates: dict[str, TemplateDef] = {}
+        self.tbind: dict = {}                   # the template instance being compiled: name -> CType or Sym
+        self.pending_kernels: list[str] = []    # kernel instances made while compiling host code
         self.nodes = 0
         self._reset("device")
 
@@ -106,6 +112,9 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name]
+        bound = self.tbind.get(name)
+        if isinstance(bound, Sym):
+            return bound
         return self.globals.get(name)
 
     def declare(self, node, sym: Sym) -> None:
@@ -130,6 +139,8 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         if tnode is None:
             raise CudaSyntaxError("missing type")
         kind = tnode.type
+        if kind == "type_identifier" and isinstance(self.tbind.get(self.text(tnode)), CType):
+            return self.tbind[self.text(tnode)]
         if kind in ("type_identifier", "struct_specifier") and tnode.child_by_field_name("body") is None:
             st = self.structs.get(self.text(tnode if kind == "type_identifier" else tnode.child_by_field_name("name")))
             if st is not None:
@@ -152,10 +163,10 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
             text = " ".join(sorted(words, key=lambda w: order.get(w, 4)))
         t = ct.SCALARS.get(text)
         if t is None:
-            if text in ("float3", "int3", "uint3", "double3", "char4", "uchar4", "short2", "__half2", "half2",
-                        "longlong2", "double4", "float1"):
-                raise self.err(tnode, f"vector type {text} is not supported by labsim (use float2, float4, int2, "
-                               "int4, uint2, uint4 or double2)", CudaUnsupportedError)
+            if text in ct.WIDE_VECTORS or text in ("__half2", "half2", "__nv_bfloat162"):
+                raise self.err(tnode, f"vector type {text} is not supported by labsim (it models CUDA's vector "
+                               "types of up to 16 bytes: char1-4 ... float1-4, double1-3, longlong1-2)",
+                               CudaUnsupportedError)
             if text in ("__nv_bfloat16", "nv_bfloat16", "long double", "wchar_t", "char16_t", "char32_t"):
                 raise self.err(tnode, f"type {text} is not supported by labsim", CudaUnsupportedError)
             raise self.err(tnode, f"unknown type name '{text}'")
@@ -231,7 +242,7 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
     def run(self) -> tuple[dict[str, FunctionCode], dict[str, FunctionCode], dict[str, FuncDef]]:
         self.collect(self.root, "")
         kernels, hosts = {}, {}
-        for name, fd in self.funcs.items():
+        for name, fd in list(self.funcs.items()):
             if "::" in name and fd.name in self.funcs and self.funcs[fd.name] is fd:
                 continue
             if fd.body is None:
@@ -242,6 +253,10 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
                 self.compile_entry(fd, "device")        # check it now, as a compiler would
             else:
                 hosts[fd.name] = self.compile_entry(fd, "host")
+        while self.pending_kernels:      # template kernels the host code launched: red<256>
+            key = self.pending_kernels.pop(0)
+            if key not in kernels:
+                kernels[key] = self.compile_entry(self.funcs[key], "device")
         return kernels, hosts, self.funcs
 
     def collect(self, node, prefix: str) -> None:
@@ -270,6 +285,8 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
                     raise self.unsupported(ch, "using-declarations")
             elif kind == "static_assert_declaration":
                 self.static_assert(ch)
+            elif kind == "template_declaration":
+                self.add_template(ch, prefix)
             elif kind == "struct_specifier" and ch.child_by_field_name("body") is not None:
                 self.struct_definition(ch)
             elif kind in UNSUPPORTED:
@@ -376,7 +393,11 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
             if d.type == "function_declarator" or (d.type == "pointer_declarator" and self._is_fn_decl(d)):
                 self.prototype(node, quals, t, d, prefix)
                 continue
-            for bad, what in (("__constant__", "__constant__ memory"), ("__device__", "global __device__ variables"),
+            if "__constant__" in quals:
+                name, nnode, vt, dims, init, _ = self.unwrap_declarator(d, t, quals)
+                self.constant_declaration(d, prefix, name, nnode, vt, dims, init)
+                continue
+            for bad, what in (("__device__", "global __device__ variables"),
                               ("__managed__", "__managed__ memory"),
                               ("__shared__", "__shared__ variables at file scope")):
                 if bad in quals:
@@ -395,6 +416,184 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
             sym = Sym(name, "const", vt, value=value, const=True, node=nnode)
             self.globals[name] = sym
             self.globals[prefix + name] = sym
+
+    def constant_declaration(self, d, prefix, name, nnode, t, dims, init) -> None:
+        """``__constant__ float c[64];`` (or a scalar): per-program storage that kernels read (LDC, not a global
+        load: no memory counter sees it) and host code fills with ``cudaMemcpyToSymbol``."""
+        if t.kind == "ptr" or t.struct or t is ct.DIM3 or t.kind not in ("int", "float", "vec", "bool"):
+            raise self.unsupported(d, f"__constant__ variables of type {t}")
+        shape = tuple(self.const_int(x, f"size of __constant__ array '{name}'") for x in dims if x is not None)
+        if len(shape) != len(dims) or any(n <= 0 for n in shape):
+            raise self.err(d, f"__constant__ array '{name}' needs a positive size")
+        store = ConstantMemory(name, mem_dtype(t), shape)
+        if store.data.nbytes > 64 * 1024:
+            raise self.err(d, f"__constant__ '{name}' is {store.data.nbytes} bytes; constant memory holds 64 KiB")
+        if init is not None:
+            items = [ch for ch in init.named_children if ch.type != "comment"] if init.type == "initializer_list" \
+                else [init]
+            if len(items) > store.data.size:
+                raise self.err(init, f"excess elements in initializer of '{name}'")
+            for j, it in enumerate(items):
+                e = self.coerce(self.expr(it), t, it) if t.kind != "vec" else None
+                if e is None or e.k is None:
+                    raise self.err(it, f"initializer of __constant__ '{name}' is not a constant expression")
+                store.data[j] = e.k
+        sym = ArraySym(name, "array", t, -1, const=True, node=nnode, space="constant", dims=shape, store=store)
+        self.globals[name] = sym
+        self.globals[prefix + name] = sym
+        self.constants[name] = store
+
+    # ---- templates: instantiated per use (red<256>, sum<float>, or deduced from the arguments) -------------
+    def add_template(self, node, prefix: str) -> None:
+        fnode = next((ch for ch in node.named_children if ch.type not in ("template_parameter_list", "comment")),
+                     None)
+        if fnode is None or fnode.type != "function_definition":
+            raise self.unsupported(node, "templates other than function templates (class, struct or variable "
+                                   "templates)")
+        params = []
+        for p in node.child_by_field_name("parameters").named_children:
+            if p.type == "comment":
+                continue
+            if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+                ident = next((ch for ch in p.named_children if ch.type == "type_identifier"), None)
+                if ident is None:
+                    raise self.unsupported(p, "unnamed template parameters")
+                params.append(("type", self.text(ident), p.child_by_field_name("default_type")))
+            elif p.type in ("parameter_declaration", "optional_parameter_declaration"):
+                t = self.base_type(p.child_by_field_name("type"))
+                d = p.child_by_field_name("declarator")
+                if not t.is_integer or d is None or d.type != "identifier":
+                    raise self.unsupported(p, "template parameters other than integers and types")
+                params.append((t, self.text(d), p.child_by_field_name("default_value")))
+            else:
+                raise self.unsupported(p, "this kind of template parameter (variadic or template template)")
+        d = fnode.child_by_field_name("declarator")
+        while d is not None and d.type == "pointer_declarator":
+            d = d.child_by_field_name("declarator")
+        nn = d.child_by_field_name("declarator") if d is not None and d.type == "function_declarator" else None
+        if nn is None or nn.type != "identifier":
+            raise self.unsupported(fnode, "this kind of function template")
+        name = self.text(nn)
+        td = TemplateDef(name, params, fnode, prefix)
+        for key in {name, prefix + name}:
+            if key in self.templates or key in self.funcs:
+                raise self.err(nn, f"redefinition of '{name}' (overloading is not supported by labsim)")
+            self.templates[key] = td
+
+    def template_args(self, targs_node) -> list:
+        """The arguments of ``<...>``: CTypes for types, ints for constant expressions."""
+        out = []
+        for a in targs_node.named_children:
+            if a.type == "comment":
+                continue
+            if a.type == "type_descriptor":
+                tn = a.child_by_field_name("type")
+                nm = self.text(tn) if tn is not None and tn.type == "type_identifier" else None
+                sym = self.lookup(nm) if nm is not None and a.child_by_field_name("declarator") is None else None
+                if sym is not None and sym.kind == "const":        # red<N>: a constant parsed as a type name
+                    out.append(int(sym.value))
+                else:
+                    out.append(self.type_descriptor(a))
+            else:
+                out.append(self.const_int(a, "template argument"))
+        return out
+
+    def instantiate(self, td: TemplateDef, args: list, node, deduce=None) -> FuncDef:
+        """The instance of ``td`` for ``args`` (then ``deduce``: {type parameter: CType} from a call's arguments,
+        then defaults), compiled on first use under its own bindings."""
+        if len(args) > len(td.params):
+            raise self.err(node, f"too many template arguments for '{td.name}' ({len(args)} given, "
+                           f"{len(td.params)} parameters)")
+        bind: dict = {}
+        saved = self.tbind
+        try:
+            for k, (kind, pname, default) in enumerate(td.params):
+                self.tbind = bind
+                if k < len(args):
+                    a = args[k]
+                elif deduce and pname in deduce:
+                    a = deduce[pname]
+                elif default is not None:
+                    a = self.type_descriptor(default) if kind == "type" and default.type == "type_descriptor" \
+                        else (self.base_type(default) if kind == "type" else self.const_int(default, "template "
+                                                                                           "argument"))
+                else:
+                    raise self.err(node, f"cannot deduce template argument '{pname}' of '{td.name}': give it "
+                                   f"explicitly ({td.name}<...>)")
+                if kind == "type":
+                    if not isinstance(a, CType):
+                        raise self.err(node, f"template argument for '{pname}' of '{td.name}' must be a type")
+                    bind[pname] = a
+                else:
+                    if isinstance(a, CType):
+                        raise self.err(node, f"template argument for '{pname}' of '{td.name}' must be an integer "
+                                       "constant, not a type")
+                    bind[pname] = Sym(pname, "const", kind, value=ct.scalar(int(a), kind), const=True)
+            key = td.name + "<" + ", ".join(str(v) if isinstance(v, CType) else str(int(v.value))
+                                            for v in bind.values()) + ">"
+            fd = self.funcs.get(key)
+            if fd is None:
+                fnode = td.fnode
+                quals = self.quals_of(fnode)
+                ret = self.base_type(fnode.child_by_field_name("type"))
+                d = fnode.child_by_field_name("declarator")
+                while d.type == "pointer_declarator":
+                    ret = ct.pointer_to(ret)
+                    d = d.child_by_field_name("declarator")
+                if "__global__" in quals and ret is not ct.VOID:
+                    raise self.err(fnode, f"a __global__ function must return void ('{td.name}' returns {ret})")
+                params = self.parameters(d.child_by_field_name("parameters"))
+                fd = FuncDef(key, frozenset(quals), ret, params, fnode.child_by_field_name("body"), fnode, dict(bind))
+                self.funcs[key] = fd
+                if fd.is_kernel:
+                    self.pending_kernels.append(key)
+            return fd
+        finally:
+            self.tbind = saved
+
+    def deduce(self, td: TemplateDef, arg_types: list) -> dict:
+        """Type parameters named directly by a function parameter (``T x``, ``const T* p``), from the call."""
+        d = td.fnode.child_by_field_name("declarator")
+        while d.type == "pointer_declarator":
+            d = d.child_by_field_name("declarator")
+        plist = [p for p in d.child_by_field_name("parameters").named_children if p.type == "parameter_declaration"]
+        tparams = {n for k, n, _ in td.params if k == "type"}
+        out: dict = {}
+        for p, at in zip(plist, arg_types):
+            tn = p.child_by_field_name("type")
+            if tn is None or tn.type != "type_identifier" or self.text(tn) not in tparams:
+                continue
+            depth, dn = 0, p.child_by_field_name("declarator")
+            while dn is not None and dn.type == "pointer_declarator":
+                depth += 1
+                dn = dn.child_by_field_name("declarator")
+            t = at
+            for _ in range(depth):
+                t = t.elem if t is not None and t.kind == "ptr" else None
+            if t is not None:
+                out.setdefault(self.text(tn), t)
+        return out
+
+    def instantiate_by_name(self, text: str) -> FuncDef | None:
+        """``red<256, float>`` written as a string (Program.launch): its kernel instance, or None if ``text`` names
+        no template."""
+        import re as _re
+        m = _re.fullmatch(r"\s*([A-Za-z_][\w:]*)\s*<(.*)>\s*", text)
+        if m is None or m.group(1) not in self.templates:
+            return None
+        td = self.templates[m.group(1)]
+        args = []
+        for a in (x.strip() for x in m.group(2).split(",") if x.strip()):
+            if _re.fullmatch(r"[-+]?(0[xX][0-9a-fA-F]+|\d+)[uUlL]*", a):
+                args.append(int(a.rstrip("uUlL"), 0))
+            elif a in ct.SCALARS or a in self.structs:
+                args.append(ct.SCALARS.get(a) or self.structs[a])
+            elif getattr(self.globals.get(a), "kind", None) == "const":
+                args.append(int(self.globals[a].value))
+            else:
+                raise CudaCompileError(f"template argument '{a}' of '{text}': labsim takes integer literals, "
+                                       "constants of the file and type names here", file=self.file)
+        return self.instantiate(td, args, td.fnode)
 
     def _is_fn_decl(self, d) -> bool:
         while d.type == "pointer_declarator":
@@ -435,6 +634,7 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
     def compile_entry(self, fd: FuncDef, mode: str) -> FunctionCode:
         """Compile a kernel, a host function, or (for checking) a device function as an entry point."""
         self._reset(mode)
+        self.tbind = fd.tbind
         self.inline_stack = [fd.name]
         scope, slots = self.bind_params(fd.params)
         self.scopes = [scope]

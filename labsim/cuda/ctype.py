@@ -107,7 +107,40 @@ UINT2 = _vec("uint2", UINT, 2, _vdt("<u4", 2))
 UINT4 = _vec("uint4", UINT, 4, _vdt("<u4", 4))
 DOUBLE2 = _vec("double2", DOUBLE, 2, getattr(_mem, "DOUBLE2", _vdt("<f8", 2)))
 DIM3 = _vec("dim3", UINT, 3, _vdt("<u4", 3))
-VECTORS = {t.name: t for t in (FLOAT2, FLOAT4, INT2, INT4, UINT2, UINT4, DOUBLE2)}
+
+
+def _struct_vec(name, comp: CType, n: int) -> CType:
+    """A 3-component vector type (float3, char3, ...): aligned to its component, so nvcc moves it member by member
+    (measured on the H200: a float3 element costs three 4-byte loads)."""
+    return CType(name, "vec", None, 0, True, ("x", "y", "z", "w")[:n], comp,
+                 vdtype=np.dtype([(c, comp.dtype) for c in "xyzw"[:n]]), struct=True)
+
+
+def _builtin_vectors() -> dict[str, CType]:
+    """CUDA's vector types up to 16 bytes (vector_types.h): <base>1..4, with 1-, 2- and 4-component types
+    aligned to their size (one access) and 3-component ones to their component (one access per member)."""
+    bases = {"char": SCHAR, "uchar": UCHAR, "short": SHORT, "ushort": USHORT, "int": INT, "uint": UINT,
+             "long": LONG, "ulong": ULONG, "longlong": LLONG, "ulonglong": ULLONG, "float": FLOAT, "double": DOUBLE}
+    out = {}
+    for base, comp in bases.items():
+        for n in (1, 2, 3, 4):
+            name = f"{base}{n}"
+            size = comp.size * n
+            if n == 3:
+                out[name] = _struct_vec(name, comp, 3)
+            elif size <= 16:
+                out[name] = _vec(name, comp, n, _vdt(comp.dtype.str, n))
+    for t in (FLOAT2, FLOAT4, INT2, INT4, UINT2, UINT4, DOUBLE2):
+        out[t.name] = t
+    return out
+
+
+VECTORS = _builtin_vectors()
+UINT3 = VECTORS["uint3"]
+# 32-byte vector types labsim does not model (one access moves at most 16 bytes)
+WIDE_VECTORS = {f"{b}4" for b in ("long", "ulong", "longlong", "ulonglong", "double")} | {
+    "double4_16a", "double4_32a", "long4_16a", "long4_32a", "ulong4_16a", "ulong4_32a", "longlong4_16a",
+    "longlong4_32a", "ulonglong4_16a", "ulonglong4_32a"}
 
 # spellings of primitive / sized type specifiers (word multiset -> type)
 SCALARS: dict[str, CType] = {
@@ -119,7 +152,7 @@ SCALARS: dict[str, CType] = {
     "unsigned long long": ULLONG, "unsigned long long int": ULLONG, "float": FLOAT, "double": DOUBLE,
     "size_t": SIZE_T, "__half": HALF, "half": HALF, "int32_t": INT, "uint32_t": UINT, "int64_t": LLONG,
     "uint64_t": ULLONG, "int8_t": SCHAR, "uint8_t": UCHAR, "int16_t": SHORT, "uint16_t": USHORT,
-    "void": VOID, "cudaStream_t": STREAM, "dim3": DIM3, "uint3": DIM3, "cudaError_t": INT,
+    "void": VOID, "cudaStream_t": STREAM, "dim3": DIM3, "cudaError_t": INT,
 }
 SCALARS.update(VECTORS)
 

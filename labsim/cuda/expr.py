@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import ctype as ct
-from .access import element_lv, local_array_lv, mem_get, mem_put, shared_scalar_lv
+from .access import constant_lv, element_lv, local_array_lv, mem_get, mem_put, shared_scalar_lv
 from .ctype import CType
 from .errors import CudaCompileError, CudaRuntimeError, CudaUnsupportedError
 from .runtime import Ptr, masked, select
@@ -117,6 +117,13 @@ class ExprMixin:
         if sym.kind == "const":
             return const_e(sym.value, sym.t)
         if isinstance(sym, ArraySym):
+            if sym.space == "constant":
+                if self.mode == "host":
+                    raise self.err(node, f"host code cannot read __constant__ '{sym.name}' (it lives on the GPU); "
+                                   "use cudaMemcpyToSymbol / cudaMemcpyFromSymbol")
+                if not sym.dims:
+                    return self.lv_e(constant_lv(self, sym, const_e(np.int64(0), ct.LLONG), node), pure=True)
+                return E(sym.t, None, pure=True, arr=sym)
             if sym.space == "shared" and not sym.dims and not sym.extern:
                 return self.lv_e(shared_scalar_lv(self, sym, node))
             if sym.space == "local":
@@ -214,6 +221,10 @@ class ExprMixin:
             if len(indices) > len(sym.dims) or not sym.dims:
                 raise self.err(node, f"too many subscripts for array '{sym.name}'")
             idx_es = [self.index_expr(i) for i in indices]
+            if sym.space == "constant":
+                if len(indices) != len(sym.dims):
+                    raise self.unsupported(node, "pointers into __constant__ arrays")
+                return self.lv_e(constant_lv(self, sym, self.flat_index(idx_es, sym.dims), node), pure=True)
             if sym.space == "local":
                 if len(indices) != len(sym.dims):
                     raise self.unsupported(node, "pointers into per-thread arrays")
@@ -560,6 +571,8 @@ class ExprMixin:
             return E(t, lambda c: (A(c) if f is None else f(A(c)), one, one), pure=e.pure)
         if t.kind == "vec" and e.t.kind == "vec" and e.t.same(t):
             return E(t, e.ev, pure=e.pure, lv=e.lv)
+        if t.kind == "vec" and e.t.kind == "vec" and {t.name, e.t.name} == {"dim3", "uint3"}:
+            return E(t, e.ev, pure=e.pure)          # threadIdx is a uint3; dim3 converts to and from it
         if t.kind == "ptr" and e.t.kind == "ptr":
             if e.t.elem.same(t.elem) or t.elem.kind == "void":
                 if e.t.const and not t.const and not explicit:

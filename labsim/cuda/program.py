@@ -111,6 +111,49 @@ class Program:
     def source_line(self, line: int) -> str:
         return self._lines[line - 1] if 1 <= line <= len(self._lines) else ""
 
+    def _instance(self, name: str) -> FunctionCode | None:
+        """The kernel instance ``red<256>`` of a template kernel, compiled on first launch; None if no template."""
+        comp = getattr(self, "_compiler", None)
+        if comp is None or "<" not in name:
+            return None
+        try:
+            with np.errstate(all="ignore"):
+                fd = comp.instantiate_by_name(name)
+                if fd is None:
+                    return None
+                if not fd.is_kernel:
+                    raise CudaArgumentError(f"'{name}' is not a __global__ function template", file=self.filename)
+                if fd.name not in self.kernels:
+                    self.kernels[fd.name] = comp.compile_entry(fd, "device")
+        except Reparse:
+            raise CudaUnsupportedError(f"labsim could not compile the instance {name}", file=self.filename) from None
+        return self.kernels[fd.name]
+
+    # ---- __constant__ memory -------------------------------------------------------------------------------
+    def set_constant(self, name: str, values) -> None:
+        """Fill ``__constant__`` ``name`` from ``values`` (what ``cudaMemcpyToSymbol`` does in host code); it keeps
+        its contents across launches of this program."""
+        store = self._constant(name)
+        arr = np.asarray(values)
+        raw = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
+        dev = store.data.view(np.uint8)
+        if raw.size > dev.size:
+            raise CudaArgumentError(f"{raw.size} bytes do not fit __constant__ '{name}' ({dev.size} bytes)",
+                                    file=self.filename)
+        dev[:raw.size] = raw
+
+    def constant(self, name: str) -> np.ndarray:
+        """A copy of ``__constant__`` ``name``'s contents, shaped as declared."""
+        store = self._constant(name)
+        return store.data.reshape(store.shape).copy() if store.shape else store.data[0].copy()
+
+    def _constant(self, name: str):
+        store = getattr(self, "constants", {}).get(name)
+        if store is None:
+            raise CudaArgumentError(f"no __constant__ variable named '{name}'; here: "
+                                    f"{', '.join(sorted(getattr(self, 'constants', {}))) or 'none'}", file=self.filename)
+        return store
+
     def line_of(self, snippet: str) -> int:
         want = "".join(snippet.split())
         hits = [i + 1 for i, s in enumerate(self._lines) if want in "".join(s.split())]
@@ -137,7 +180,7 @@ class Program:
         aggregated atomics). ``labsim.cuda.sass`` documents the modes. ``analysis``: SASS recorded elsewhere
         (``labsim.cuda.sass.parse_nvdisasm`` of the file's ``nvdisasm -gi`` output) for SASS mode without nvcc.
         """
-        code = self.kernels.get(kernel_name)
+        code = self.kernels.get(kernel_name) or self._instance(kernel_name)
         if code is None:
             hint = f"; kernels here: {', '.join(sorted(self.kernels)) or 'none'}"
             raise CudaArgumentError(f"no __global__ function named '{kernel_name}'{hint}", file=self.filename)
@@ -162,10 +205,14 @@ class Program:
                     c.v[s] = v
                 for sd in shared:
                     dt = mem_dtype(sd.elem)
+                    dims = sd.dims or (1,)
+                    if sd.elem.struct:   # float3 and structs: an array of their members, accessed one by one
+                        dt = sd.elem.elem.dtype
+                        dims = dims[:-1] + (dims[-1] * len(sd.elem.fields),)
                     if sd.extern:
                         c.v[sd.slot] = blk.dynamic_shared(dt, name=sd.name)
                     else:   # declared shape (a scalar is one element); accesses use flat indices
-                        c.v[sd.slot] = blk.shared(sd.dims or (1,), dt, name=sd.name, line=sd.line)
+                        c.v[sd.slot] = blk.shared(dims, dt, name=sd.name, line=sd.line)
                 for s, key in coords:
                     c.v[s] = _coord(blk, key)
                 body(c)
@@ -420,7 +467,10 @@ def _compile(source: str, filename: str) -> Program:
             # type `a (*)(b)` unless `a` is known to be a variable. Parenthesise the name and parse again.
             pp.parenthesize(r.start_byte, r.end_byte)
             continue
-        return Program(source, filename, kernels, hosts, funcs, pp)
+        prog = Program(source, filename, kernels, hosts, funcs, pp)
+        prog.constants = dict(comp.constants)
+        prog._compiler = comp         # instantiates templates named at launch: prog.launch("red<256>", ...)
+        return prog
     raise CudaSyntaxError("could not disambiguate the expressions of this source", file=filename)
 
 

@@ -198,11 +198,37 @@ def parse_nvdisasm(text: str, source_name: str) -> dict:
     return out
 
 
+_MANGLE = {"bool": "b", "char": "c", "signed char": "a", "unsigned char": "h", "short": "s", "unsigned short": "t",
+           "int": "i", "unsigned int": "j", "long": "l", "unsigned long": "m", "long long": "x",
+           "unsigned long long": "y", "size_t": "m", "float": "f", "double": "d", "__half": "6__half"}
+
+
+def _template_args(text: str) -> str | None:
+    """Itanium mangling of template arguments ``256, float`` (``Li256EEf``... as nvcc writes them), or None."""
+    out = []
+    for a in (x.strip() for x in text.split(",")):
+        if re.fullmatch(r"-?\d+", a):
+            out.append(f"Li{'n' + a[1:] if a.startswith('-') else a}E")
+        elif a in _MANGLE:
+            out.append(_MANGLE[a])
+        else:
+            return None
+    return "I" + "".join(out) + "E"
+
+
 def _function(sass: dict, kernel: str) -> dict | None:
     if kernel in sass:
         return sass[kernel]
-    # Itanium mangling: <length><name> then the parameter types (or E closing a namespace)
-    pat = re.compile(rf"{len(kernel)}{re.escape(kernel)}(?=[A-Za-z]|$)")
+    m = re.fullmatch(r"(\w+)<(.*)>", kernel)
+    if m is not None:           # a template instance red<256, float>: _Z3redILi256EfEv...
+        targs = _template_args(m.group(2))
+        if targs is None:
+            return None
+        name = m.group(1)
+        pat = re.compile(rf"^_Z{len(name)}{re.escape(name)}{re.escape(targs)}")
+    else:
+        # Itanium mangling: <length><name> then the parameter types (or E closing a namespace)
+        pat = re.compile(rf"{len(kernel)}{re.escape(kernel)}(?=[A-Za-z]|$)")
     hits = [f for f in sass if pat.search(f)]
     return sass[hits[0]] if len(hits) == 1 else None
 

@@ -418,9 +418,8 @@ class StmtMixin:
             raise self.err(d, f"initializer not allowed for __shared__ variable '{name}'")
         if t.kind == "ptr":
             raise self.unsupported(d, "__shared__ pointers")
-        if t.struct:
-            raise self.unsupported(d, "__shared__ arrays of structs")
-        if t.kind not in ("int", "float", "vec") or t.size not in (1, 2, 4, 8, 16) or t is ct.DIM3:
+        if t.kind not in ("int", "float", "vec") or (t.size not in (1, 2, 4, 8, 16) and not t.struct) or \
+                t is ct.DIM3:
             raise self.unsupported(d, f"__shared__ arrays of {t} (labsim models 1-, 2-, 4-, 8- and 16-byte "
                                    "elements)")
         if extern:

@@ -64,9 +64,24 @@ class Sym:
 class ArraySym(Sym):
     """A declared array: __shared__ (one per block), or a per-thread local array."""
 
-    space: str = "shared"     # shared | local
+    space: str = "shared"     # shared | local | constant
     dims: tuple[int, ...] = ()
     extern: bool = False
+    store: Any = None         # constant: the ConstantMemory holding its bytes (one per program)
+
+
+class ConstantMemory:
+    """A ``__constant__`` variable's storage: one per program, kept across launches, written by
+    ``cudaMemcpyToSymbol`` in host code or ``Program.set_constant``."""
+
+    def __init__(self, name: str, dtype, shape: tuple[int, ...]) -> None:
+        import numpy as np
+        self.name = name
+        self.shape = shape
+        self.data = np.zeros(int(np.prod(shape, dtype=np.int64)) if shape else 1, dtype=dtype)
+
+    def __repr__(self) -> str:
+        return f"ConstantMemory({self.name!r}, {self.data.dtype}, shape={self.shape})"
 
 
 @dataclass
@@ -79,6 +94,7 @@ class FuncDef:
     params: list[tuple[str, CType, Any]]
     body: Any
     node: Any
+    tbind: dict = field(default_factory=dict)   # a template instance: parameter name -> CType or const Sym
 
     @property
     def is_kernel(self) -> bool:
@@ -95,6 +111,19 @@ class FuncDef:
     def __repr__(self) -> str:
         q = " ".join(sorted(self.quals))
         return f"FuncDef({q} {self.ret} {self.name}({', '.join(str(t) for _, t, _ in self.params)}))"
+
+
+@dataclass
+class TemplateDef:
+    """A function template: its parameters ("int" or "type", name, default node) and its definition."""
+
+    name: str
+    params: list
+    fnode: Any
+    prefix: str = ""
+
+    def __repr__(self) -> str:
+        return f"TemplateDef({self.name}<{', '.join(n for _, n, _ in self.params)}>)"
 
 
 @dataclass
@@ -138,8 +167,7 @@ MAX_INLINE_DEPTH = 24
 UNSUPPORTED = {
     "gnu_asm_expression": "inline asm", "asm_statement": "inline asm", "ms_based_modifier": "inline asm",
     "new_expression": "new (dynamic allocation)", "delete_expression": "delete (dynamic allocation)",
-    "lambda_expression": "lambda expressions", "template_declaration": "templates",
-    "template_instantiation": "templates", "goto_statement": "goto", "labeled_statement": "labels and goto",
+    "lambda_expression": "lambda expressions", "template_instantiation": "explicit template instantiations", "goto_statement": "goto", "labeled_statement": "labels and goto",
     "switch_statement": "switch statements", "case_statement": "switch statements",
     "struct_specifier": "struct types", "class_specifier": "classes", "union_specifier": "unions",
     "enum_specifier": "enums", "try_statement": "exceptions", "throw_statement": "exceptions",
