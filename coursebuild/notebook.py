@@ -12,7 +12,10 @@ Cell conventions (what graders and the HTML step rely on):
 * a mermaid cell becomes a markdown cell with a ```` ```mermaid ```` block (JupyterLab 4.1+ and nbconvert
   draw it), ``metadata.course_role = "mermaid"``;
 * fenced divs become markers: ``metadata.course_div_open`` (divs opening before the cell, outermost
-  first: ``{"id", "classes", "attrs"}``) and ``metadata.course_div_close`` (how many close after it).
+  first: ``{"id", "classes", "attrs"}``) and ``metadata.course_div_close`` (how many close after it);
+* an answer div ``::: {.course-answer question="Q1"}`` becomes one markdown cell of its own (never merged with
+  the text around it) with ``metadata.course_role = "answer"``, ``metadata.course_question = "Q1"`` and the
+  tag ``answer``: the student writes there and the grader reads it by its metadata (grading/source.py).
 
 With ``student=True`` (the notebooks handed out) the notebook also shows what the site shows in its
 page chrome: a title cell, callout titles and figure captions as small markdown cells (tagged
@@ -31,6 +34,7 @@ from nbformat import NotebookNode
 from .lang import CALLOUT_TITLES, TITLE_DELIM
 from .qmd import Cell, Div, Document, Markdown, Node, QmdError
 
+ANSWER_CLASS = "course-answer"
 _REMOVE_TAGS = (("include", "remove-cell"), ("echo", "remove-input"), ("output", "remove-output"))
 _CELL_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -167,7 +171,21 @@ class _Writer:
         return (f'<details class="callout callout-{kind}"{opened}>\n<summary><strong>{title}</strong></summary>'
                 f"\n\n{body}\n\n</details>")
 
+    def answer(self, node: Div) -> None:
+        question = str(node.attrs.get("question", "")).strip()
+        if not question:
+            raise QmdError(self.doc.path, node.line, f"an .{ANSWER_CLASS} div needs question=\"...\" "
+                                                      "(the manual item's id in the exercise's config.toml)")
+        if _has_cells(node):
+            raise QmdError(self.doc.path, node.line, f"an .{ANSWER_CLASS} div holds text only, no code cell")
+        cell = nbformat.v4.new_markdown_cell(self.details(node))
+        cell.metadata.update({"course_role": "answer", "course_question": question, "tags": ["answer"]})
+        self.add(cell, node.line)
+
     def div(self, node: Div) -> None:
+        if ANSWER_CLASS in node.attrs.classes:
+            self.answer(node)
+            return
         if self.student and not _has_cells(node) and str(node.attrs.get("collapse", "")).lower() in ("true", "false"):
             cell = nbformat.v4.new_markdown_cell(self.details(node))
             cell.metadata["tags"] = ["course-collapsed"]

@@ -352,6 +352,53 @@ def _heading(line: str) -> tuple[int, str] | None:
 
 
 def extract_answers(cells: list[dict], ex: Exercise) -> dict[str, str | None]:
+    """Each manual item's answer: its own answer cell (metadata ``course_role: answer``, ``course_question``:
+    the item's id), else, for notebooks built before answer cells existed, the text after the item's marker
+    up to the next heading (across markdown cells)."""
+    by_cell = answers_from_cells(cells, ex)
+    by_heading = answers_from_headings(cells, ex)
+    return {item.id: by_cell[item.id] if by_cell.get(item.id) is not None else by_heading.get(item.id)
+            for item in ex.manual}
+
+
+# ---- answer cells (lessons built since issue 24): one markdown cell per question, found by metadata ------
+
+def _answer_question(cell: dict) -> str | None:
+    meta = _meta(cell)
+    if cell.get("cell_type") != "markdown" or meta.get("course_role") != "answer":
+        return None
+    q = meta.get("course_question")
+    return q if isinstance(q, str) else None
+
+
+def answers_from_cells(cells: list[dict], ex: Exercise) -> dict[str, str | None]:
+    """The text of each item's answer cell after its marker (``**你的答案：**``), plus markdown cells the student
+    added right after it (up to the next heading, code cell or tagged cell); None for an item with no cell.
+    A student who moved or retitled the question still gets the cell: only its metadata is read."""
+    found: dict[str, str | None] = {}
+    for i, cell in enumerate(cells):
+        q = _answer_question(cell)
+        if q is None or q in found:
+            continue
+        parts = [_cell_text(cell)]
+        for nxt in cells[i + 1:]:
+            text = _cell_text(nxt)
+            if (nxt.get("cell_type") != "markdown" or _meta(nxt).get("course_role") or _meta(nxt).get("tags")
+                    or any(_heading(ln) for ln in text.splitlines())):
+                break
+            parts.append(text)
+        body = "\n\n".join(p for p in parts if p.strip())
+        item = next((m for m in ex.manual if m.id == q), None)
+        marker = item.marker if item is not None else ""
+        if marker and marker in body:
+            body = body.split(marker, 1)[1]
+        found[q] = body.lstrip(" \t\n\r*_：:").strip()
+    return found
+
+
+# ---- fallback: answers under their headings (notebooks without answer cells) ------------------------------
+
+def answers_from_headings(cells: list[dict], ex: Exercise) -> dict[str, str | None]:
     """Text after each manual item's marker, up to the next heading (across markdown cells)."""
     answers: dict[str, str | None] = {}
     lines: list[str] = []

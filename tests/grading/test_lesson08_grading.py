@@ -85,10 +85,9 @@ def test_student_fills_the_lesson_notebook_and_the_grader_accepts_it(ex8, tmp_pa
     assert [role(c) for c in nb.cells].count("exercise") == 1
     ex_cell = next(c for c in nb.cells if role(c) == "exercise")
     ex_cell.source = ex_cell.source.replace("______", "col * M + row")
-    for q in ("解释你的实现", "Q1", "Q2", "Q3"):
-        cell = next(c for c in nb.cells if c.cell_type == "markdown" and f"### {q}\n" in c.source)
-        mark = cell.source.index("**你的答案：**", cell.source.index(f"### {q}\n")) + len("**你的答案：**")
-        cell.source = cell.source[:mark] + f"\n\n我的 {q} 回答：因为……所以……\n" + cell.source[mark:]
+    for q in ("explanation", "Q1", "Q2", "Q3"):      # each question's own answer cell (issue 24 item 10)
+        cell = next(c for c in nb.cells if c.metadata.get("course_question") == q)
+        cell.source += f"\n\n我的 {q} 回答：因为……所以……\n"
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     run = copy.deepcopy(nb)
     NotebookClient(run, timeout=600, kernel_name="python3",
