@@ -18,7 +18,7 @@ import numpy as np
 from labsim import estimate_time, estimate_traffic, launch
 
 from . import recordings
-from .kernels import BLOCK_ROWS, TILE_DIM, copy_kernel, transpose_naive, transpose_tiled
+from .lesson09_kernels import BLOCK_ROWS, TILE_DIM, copy_kernel, transpose_naive, transpose_tiled
 
 SIM_N = 128
 

@@ -2,7 +2,9 @@
 or read from the H200 recordings in ``measurements/h200/``.
 
 The kernels are the lesson's own CUDA C (grading's ``lesson08/template.cu`` with its blank filled) run by
-``labsim.cuda``; a lesson cell calls one function here and shows the Table or Figure it returns.
+``labsim.cuda``; a lesson cell calls one function here and shows the Table or Figure it returns. The naive
+transpose runs :func:`figures.lessonkit.demo_fill` (the reference on the answer branch, the student's own fill on
+the exercise branch): this module holds no answer.
 """
 from __future__ import annotations
 
@@ -18,18 +20,17 @@ from labsim.errors import LabsimError
 from labsim.gpus import get_gpu
 from labsim.stats import estimate_time, estimate_traffic
 
+from . import lessonkit as kit
 from . import recordings
 from .recordings import measurements_dir  # noqa: F401  (tests read the raw files beside the recordings)
 from ._fonts import t
 from .sectors import draw_sector_maps
 from .table import Table
 
+EXERCISE = "lesson08"
 TILE_DIM, BLOCK_ROWS = 32, 8
 HOST = "launch_transpose_naive"
-# The fills the lesson runs: the copy is the same kernel with the output index equal to the input index.
-COPY_BLANK = "row * N + col"
-REFERENCE_BLANK = "col * M + row"
-SQUARE_ONLY_BLANK = "col * N + row"
+SQUARE_ONLY_BLANK = "col * N + row"     # Q2's fill: right on square matrices only (the question names it)
 
 # The other naive transpose: a warp reads down a column of input (stride N) and writes a row of output.
 COLREAD_SOURCE = """\
@@ -78,15 +79,10 @@ __global__ void whoami(int* rows, int* cols, int M, int N) {
 }
 """
 
-LD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
-ST_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
-LD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
-ST_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
-
-# External figures (not measured by this course): Mark Harris, "An Efficient Matrix Transpose in CUDA C/C++",
-# NVIDIA technical blog, 2013; effective bandwidth in GB/s of a 1024×1024 float matrix.
-HARRIS_URL = "https://developer.nvidia.com/blog/efficient-matrix-transpose-cuda-cc/"
-HARRIS = {"M2050": {"copy": 105.2, "transpose_naive": 18.8}, "K20c": {"copy": 136.0, "transpose_naive": 55.3}}
+LD_SECTORS = kit.metric("global", "ld", "cost")
+ST_SECTORS = kit.metric("global", "st", "cost")
+LD_REQUESTS = kit.metric("global", "ld", "requests")
+ST_REQUESTS = kit.metric("global", "st", "requests")
 
 BANDWIDTH_KERNELS = (
     ("copy", t("copy（Harris 的写法，指针无 __restrict__）", "copy (Harris's, plain pointers)")),
@@ -97,36 +93,30 @@ BANDWIDTH_KERNELS = (
 BANDWIDTH_SIZES = (1024, 8192)
 
 
-class Prose(str):
-    """A sentence computed from data: a paragraph in a notebook, plain text in a terminal."""
-
-    def _repr_markdown_(self) -> str:
-        return "".join("\\" + c if c in "_*`[]" else c for c in str(self))   # names like __restrict__ stay literal
-
-    def __repr__(self) -> str:
-        return str(self)
+Prose = kit.Note     # a sentence computed from data: a paragraph in a notebook, plain text in a terminal
+after_exercise = kit.after_exercise(EXERCISE)
 
 
 # ---- the lesson's kernels on labsim ------------------------------------------------------------------------
 
-def template_path() -> Path:
-    import grading
-    return Path(grading.__file__).resolve().parent / "exercises" / "lesson08" / "template.cu"
+def copy_blank() -> str:
+    """The copy's fill: the output index equal to the input index, read off the template's load."""
+    m = re.search(r"= input\[([^\]]+)\];", kit.template(EXERCISE))
+    if not m:
+        raise ValueError(f"{EXERCISE}: the template has no `= input[...];` load to copy the index from")
+    return m.group(1)
 
 
-def lesson_source(blank: str = REFERENCE_BLANK, *, guard: str | None = None) -> str:
+def naive_blank() -> str:
+    """The fill the naive-transpose demos run (raises kit.NeedsFill on the exercise branch before the exercise)."""
+    return kit.demo_fill(EXERCISE).text
+
+
+def lesson_source(blank: str, *, guard: str | None = None) -> str:
     """The lesson's CUDA exercise with the blank filled and, for the demos, the bounds guard replaced
     (``guard`` is the new condition, e.g. ``"true"``). Line numbers never shift."""
-    src = template_path().read_text(encoding="utf-8")
-    if src.count("______") != 1:
-        raise ValueError(f"lesson_source: {template_path()} must hold the blank ______ exactly once")
-    src = src.replace("______", blank)
-    if guard is not None:
-        old = "if (row < M && col < N) {"
-        if src.count(old) != 1:
-            raise ValueError(f"lesson_source: expected one {old!r} in {template_path()}")
-        src = src.replace(old, f"if ({guard}) {{")
-    return src
+    edits = [("if (row < M && col < N) {", f"if ({guard}) {{")] if guard is not None else []
+    return kit.source(EXERCISE, blank, edits)
 
 
 def _matrix(M: int, N: int, seed: int) -> np.ndarray:
@@ -137,7 +127,7 @@ def run_kernel(kind: str, M: int, N: int, *, seed: int = 0, blank: str | None = 
     """Run one of the lesson's kernels on a random M×N float32 matrix with labsim.cuda.
 
     ``kind``: "copy" (the template with the output index equal to the input's), "naive" (the template with
-    ``blank``, the reference fill by default) or "colread" (strided read, coalesced write). Returns
+    ``blank``, by default :func:`naive_blank`) or "colread" (strided read, coalesced write). Returns
     (result, input, output as the kernel left it, expected output); never-written elements are NaN.
     """
     from labsim.cuda import compile as compile_cuda
@@ -145,7 +135,7 @@ def run_kernel(kind: str, M: int, N: int, *, seed: int = 0, blank: str | None = 
     if kind == "colread":
         prog, host = compile_cuda(COLREAD_SOURCE, "08_transpose_colread.cu"), "launch_transpose_colread"
     elif kind in ("copy", "naive"):
-        fill = COPY_BLANK if kind == "copy" else (blank or REFERENCE_BLANK)
+        fill = copy_blank() if kind == "copy" else (blank or naive_blank())
         prog, host = compile_cuda(lesson_source(fill, guard=guard), "08_transpose_naive.cu"), HOST
     else:
         raise ValueError(f"unknown kernel {kind!r}; choose copy, naive or colread")
@@ -315,12 +305,14 @@ def check_sector_maps(report) -> Figure | None:
 
 # ---- after the exercise ----------------------------------------------------------------------------------------
 
+@after_exercise
 def naive_table(n: int = 256) -> Table:
     """Copy, the naive transpose (reference fill) and the strided-read variant on an n×n matrix."""
     return _kernel_table([("copy", t("copy（基线）", "copy")), ("naive", t("朴素转置（本课）", "naive (this lesson)")),
                           ("colread", t("朴素转置：读跨步、写合并", "naive, strided read"))], n)
 
 
+@after_exercise
 def naive_sector_maps(n: int = 256) -> Figure:
     """One warp's load and store: the lesson's naive transpose and the strided-read variant."""
     naive, *_ = run_kernel("naive", n, n)
@@ -331,10 +323,12 @@ def naive_sector_maps(n: int = 256) -> Figure:
                              t("读跨步版：读 input", "strided read: load"), t("读跨步版：写 output", "strided read: store")])
 
 
+@after_exercise
 def store_lane_table(M: int = 256, N: int = 256) -> Table:
     """The worked example: for each lane of one warp's load and store, the element, its byte offset from the
     array's start and its 32-byte sector (block (0,0), warp 0, j = 0: lane 0 touches element 0 of both)."""
-    res, *_ = run_kernel("naive", M, N)
+    fill = kit.demo_fill(EXERCISE)
+    res, *_ = run_kernel("naive", M, N, blank=fill.text)
     ld, st = _instr(res, "ld").sample, _instr(res, "st").sample
     ld_off, st_off = ld.addr - ld.addr[0], st.addr - st.addr[0]
     if ld.addr[0] % 32 or st.addr[0] % 32:
@@ -348,9 +342,9 @@ def store_lane_table(M: int = 256, N: int = 256) -> Table:
                  t(f"{st.sectors} 个 sector", f"{st.sectors} sectors")])
     return Table(["lane", t("读的元素", "load element"), t("读：字节偏移", "load byte"), t("读：sector", "load sector"),
                   t("写的元素", "store element"), t("写：字节偏移", "store byte"), t("写：sector", "store sector")],
-                 rows, caption=t(f"labsim.cuda：{M}×{N} 矩阵，block (0,0) 的 warp 0 在 j = 0 时的读和写（参考填法）；"
+                 rows, caption=t(f"labsim.cuda：{M}×{N} 矩阵，block (0,0) 的 warp 0 在 j = 0 时的读和写（{fill.label}）；"
                                  "字节偏移和 sector 从数组开头数",
-                                 f"labsim.cuda: {M}×{N}, block (0,0), warp 0, j = 0 (reference fill)"))
+                                 f"labsim.cuda: {M}×{N}, block (0,0), warp 0, j = 0 ({fill.label})"))
 
 
 _OOB = re.compile(r"(\w+)\[(-?\d+)\] but \w+ has (\d+) elements")
@@ -364,11 +358,14 @@ def _outcome(e: LabsimError) -> str:
     return f"{type(e).__name__}: {getattr(e, 'message', e)}"
 
 
-def shape_table(blanks=(REFERENCE_BLANK, SQUARE_ONLY_BLANK, "row * M + col"),
+@after_exercise
+def shape_table(blanks=(None, SQUARE_ONLY_BLANK, "row * M + col"),
                 shapes=((64, 64), (64, 96), (96, 64), (1, 2), (2, 1), (33, 47))) -> Table:
-    """Each fill of the blank on square and non-square shapes: right, wrong (how many elements) or the error."""
+    """Each fill of the blank on square and non-square shapes: right, wrong (how many elements) or the error
+    (None: :func:`naive_blank`)."""
     rows = []
     for blank in blanks:
+        blank = blank or naive_blank()
         row = [f"output[{blank}]"]
         for M, N in shapes:
             try:
@@ -382,8 +379,9 @@ def shape_table(blanks=(REFERENCE_BLANK, SQUARE_ONLY_BLANK, "row * M + col"),
                  caption=t("labsim.cuda：同一个内核，三种填法，方阵与非方阵", "labsim.cuda: three fills, square and not"))
 
 
+@after_exercise
 def bounds_table(M: int = 65, N: int = 45) -> Table:
-    """The bounds guard of the lesson's kernel (reference fill) on a matrix that is not a multiple of 32."""
+    """The bounds guard of the lesson's kernel (the demo fill) on a matrix that is not a multiple of 32."""
     variants = [(t("row < M && col < N（本课）", "row < M && col < N"), None),
                 (t("删掉守卫", "guard removed"), "true"),
                 (t("只查行：row < M", "row only"), "row < M"),
@@ -428,6 +426,7 @@ def block_shape_table(shapes=((32, 8), (16, 16), (8, 32)), n: int = 256) -> Tabl
 NCU_METRICS = (LD_REQUESTS, LD_SECTORS, ST_REQUESTS, ST_SECTORS)
 
 
+@after_exercise
 def ncu_table(path: str | Path | None = None, n: int = 64) -> Table:
     """labsim next to Nsight Compute on the H200 for the copy and the naive transpose at n×n (microbench.cu)."""
     recorded = recordings.read("round1", path) or {}
@@ -470,10 +469,14 @@ _SIM = {"copy": "copy", "copy_restrict": "copy", "transpose_naive": "naive", "tr
 COUNT_N = 256     # labsim counts the kernels at this size and scales: per-element counts do not depend on n
 
 
-@functools.lru_cache(maxsize=None)
 def _counted(sim: str, m: int):
-    """labsim's Stats of one of the lesson's kernels on an m×m matrix (memoised: several tables reuse them)."""
-    res, *_ = run_kernel(sim, m, m)
+    """labsim's Stats of one of the lesson's kernels on an m×m matrix (memoised per fill: several tables reuse them)."""
+    return _counted_with(sim, m, naive_blank() if sim == "naive" else None)
+
+
+@functools.lru_cache(maxsize=None)
+def _counted_with(sim: str, m: int, blank: str | None):
+    res, *_ = run_kernel(sim, m, m, blank=blank)
     return res.stats
 
 
@@ -495,6 +498,7 @@ def labsim_estimate(kind: str, n: int, gpu: str = "H200", *, count_n: int = COUN
     return 2 * n * n * 4 / (estimate_time(stats, gpu)["t_est"] * scale) / 1e9
 
 
+@after_exercise
 def bandwidth_table(path: str | Path | None = None) -> Table:
     """H200 effective bandwidth (recorded: median of the timed runs, min–max) next to labsim's estimate."""
     data = load_bandwidth(path)
@@ -532,6 +536,7 @@ def bandwidth_table(path: str | Path | None = None) -> Table:
 CALIBRATED = {("copy_restrict", 8192), ("transpose_naive", 8192)}
 
 
+@after_exercise
 def estimate_error_text(path: str | Path | None = None) -> Prose:
     """How far labsim's two estimates are from the H200 recording, per matrix size, computed from the data;
     estimate_traffic is judged only on the runs it was not calibrated on."""
@@ -581,6 +586,7 @@ L2_WRITE = "lts__t_sectors_srcunit_tex_op_write.sum"
 TRAFFIC_KERNELS = (("copy_restrict", "copy"), ("transpose_naive", "naive"), ("transpose_naive_colread", "colread"))
 
 
+@after_exercise
 def traffic_table(n: int = 8192, path: str | Path | None = None) -> Table:
     """Where the sectors go, per memory level: L1 sectors (labsim and the H200), L2 sectors and DRAM bytes
     (the H200, Nsight Compute) and the kernel time, for copy and the two naive transposes at n×n."""
@@ -633,15 +639,16 @@ def colread_text(bandwidth: str | Path | None = None, details: str | Path | None
         f"{round(g['transpose_naive'])} GB/s."))
 
 
+@after_exercise
 def harris_table() -> Table:
     """Harris's published figures (external) next to labsim's estimate with the same GPU preset."""
-    rows = []
-    for gpu, vals in HARRIS.items():
+    rows, harris = [], kit.harris()
+    for gpu in harris["gpus"]:
         for name, label in (BANDWIDTH_KERNELS[0], BANDWIDTH_KERNELS[2]):
-            est = labsim_estimate(name, 1024, gpu)
-            rows.append([gpu, label, vals[name], round(est), f"{est / vals[name]:.2f}×"])
+            est, reported = labsim_estimate(name, 1024, gpu), kit.harris_gbps(name, gpu)
+            rows.append([gpu, label, reported, round(est), f"{est / reported:.2f}×"])
     return Table([t("GPU", "GPU"), t("内核", "kernel"), t("Harris 报告（GB/s，外部）", "Harris (GB/s, external)"),
                   t("labsim 估计（GB/s）", "labsim estimate"), t("估计 / 报告", "estimate / reported")], rows,
                  caption=t("1024×1024 float32；Harris 的数字来自 NVIDIA 技术博客（外部资料），labsim 用同名 GPU 预设估计",
                            "1024² float32: Harris's blog (external) and labsim's estimate"),
-                 notes=[t(f"来源：{HARRIS_URL}", f"source: {HARRIS_URL}")])
+                 notes=[t(f"来源：{harris['url']}", f"source: {harris['url']}")])

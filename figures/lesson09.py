@@ -1,6 +1,6 @@
 """Lesson 9 (tiled transpose, bank conflicts): every number and figure the lesson shows, computed on labsim.
 
-Each function runs labsim kernels (``figures.kernels``) and returns a :class:`figures.table.Table` or a
+Each function runs labsim kernels (``figures.lesson09_kernels``) and returns a :class:`figures.table.Table` or a
 matplotlib Figure; a lesson cell calls one of them and shows the result, so no number in the lesson is typed.
 """
 from __future__ import annotations
@@ -15,11 +15,12 @@ from matplotlib.figure import Figure
 from labsim.errors import LabsimError
 from labsim.gpus import get_gpu
 
+from . import lessonkit as kit
 from . import recordings
 from ._fonts import t
 from .recordings import measurements_dir  # noqa: F401  (tests read the raw files beside the recordings)
 from .heatmap import bank_conflicts, draw_bank_heatmaps
-from .kernels import BLOCK_ROWS, TILE_DIM, float4_access, instr, per_request, run_transpose, tile_access
+from .lesson09_kernels import BLOCK_ROWS, TILE_DIM, float4_access, instr, per_request, run_transpose, tile_access
 from .sectors import draw_sector_maps
 from .table import Table
 
@@ -129,7 +130,7 @@ def lane_bank_table(pads: tuple[int, ...] = (0, 1)) -> Table:
                                         "labsim: warp 0 of block (0,0), j = 0 (reads column 0)"))
 
 
-def lesson_source(blank: str = "TILE_DIM + 1", *, sync: bool = True, guard_in: str = "right",
+def lesson_source(blank: str, *, sync: bool = True, guard_in: str = "right",
                   guard_out: str = "right", barrier: str = "after_loop") -> str:
     """The lesson's CUDA exercise (grading's template) with the blank filled and, for the demos, one edit.
 
@@ -138,9 +139,6 @@ def lesson_source(blank: str = "TILE_DIM + 1", *, sync: bool = True, guard_in: s
     moves ``__syncthreads()`` into the load guard, ``barrier="return"`` adds an early ``return`` for threads
     outside the input before it. Line numbers never shift.
     """
-    import grading
-    path = Path(grading.__file__).resolve().parent / "exercises" / "lesson09" / "template.cu"
-    src = path.read_text(encoding="utf-8").replace("______", blank)
     edits = []
     if not sync:
         edits.append(("    __syncthreads();", "    // __syncthreads();   (removed for this demo)"))
@@ -158,11 +156,7 @@ def lesson_source(blank: str = "TILE_DIM + 1", *, sync: bool = True, guard_in: s
         edits.append(("if (row < N && col < M) {", "if (row < M && col < N) {  // not swapped"))
     elif guard_out == "removed":
         edits.append(("if (row < N && col < M) {", "if (true) {  // store guard removed"))
-    for old, new in edits:
-        if src.count(old) != 1:
-            raise ValueError(f"lesson_source: expected one {old!r} in {path}")
-        src = src.replace(old, new)
-    return src
+    return kit.source("lesson09", blank, edits)
 
 
 def run_lesson_kernel(M: int, N: int, *, seed: int = 0, schedule: str = "lockstep", **edits):
@@ -176,9 +170,7 @@ def run_lesson_kernel(M: int, N: int, *, seed: int = 0, schedule: str = "lockste
     return res, a, b
 
 
-def cell_line(file_line: int | None) -> int | None:
-    """The line in the exercise cell of a line of the written file: ``%%writefile`` is the cell's line 1."""
-    return None if file_line is None else file_line + 1
+cell_line = kit.cell_line
 
 
 def race_table(n: int = 64) -> Table:
@@ -481,7 +473,7 @@ def misaligned_table(path: str | Path | None = None) -> Table:
     compute-sanitizer report of ``misaligned.cu``); labsim runs the same access (lane k reads float4 k % 8).
     """
     rec = _sanitizer(path)
-    rows = []
+    rows, ld = [], 33                # the recorded kernel's row length: float tile[32][33]
     if rec is not None:
         plain, report = rec["misaligned"]["plain"], rec["misaligned"]["report"]
         if plain:
@@ -491,13 +483,13 @@ def misaligned_table(path: str | Path | None = None) -> Table:
     if not rows:
         rows.append([t("H200", "H200"), t("（本机没有记录）", "(not recorded here)")])
     try:
-        float4_access(1, "rows", row=1)
+        float4_access(ld - TILE_DIM, "rows", row=1)
         rows.append(["labsim", t("没有报错", "no error")])
     except LabsimError as e:
         rows.append(["labsim", f"{type(e).__name__}: {e}"])
     return Table([t("在哪里运行", "where"), t("结果", "outcome")], rows,
-                 caption=t(f"对 float tile[32][33] 的第 1 行做 float4 读（第 1 行从字节 {(TILE_DIM + 1) * 4} 开始）",
-                           f"float4 read of row 1 of float tile[32][33] (row 1 starts at byte {(TILE_DIM + 1) * 4})"))
+                 caption=t(f"对 float tile[32][{ld}] 的第 1 行做 float4 读（第 1 行从字节 {ld * 4} 开始）",
+                           f"float4 read of row 1 of float tile[32][{ld}] (row 1 starts at byte {ld * 4})"))
 
 
 def occupancy_table(gpu: str = "H200", pads: tuple[int, ...] = (0, 1)) -> Table:

@@ -2,7 +2,8 @@
 from the H200 recordings (measurements/h200/gemm/, through figures.recordings: in the student kit, its bundle).
 
 All kernels are real CUDA run by ``labsim.cuda``, built from the lesson's exercise
-(``grading/exercises/lesson10/template.cu`` with the reference fill, which the student kit ships too): the
+(``grading/exercises/lesson10/template.cu`` filled with :func:`figures.lessonkit.demo_fill`: the reference on the
+answer branch, the student's own fill on the exercise branch -- this module holds no answer): the
 exercise itself for the races and boundaries (line numbers are the exercise cell's), and its variants TILE
 4/8/16/32, padded, B tile stored column-wise -- textually the variants of measurements/h200/gemm/gemm_tiled.cuh
 the H200 ran -- for the counters. The naive kernel is :data:`NAIVE_SOURCE` (= gemm_naive.cuh). Without any
@@ -21,19 +22,19 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
 from . import recordings
+from . import lessonkit as kit
 from ._fonts import t
-from ._resources import exercise_template
 from .recordings import measurements_dir  # noqa: F401  (tests read the raw files beside the recordings)
 from . import static_explorer as se
+from .lessonkit import cell_line
 from .heatmap import (DEGREE_BOUNDS, DEGREE_COLORS, DEGREE_LABELS, bank_conflicts, bank_degrees,
                       draw_bank_heatmap, draw_bank_heatmaps, wavefront_caption)
 from .table import Table
 
-FILL = "(t + ty) * N + col"          # the exercise's reference fill (grading/exercises/lesson10/solution.cu)
+EXERCISE = "lesson10"
 TARGET = "10_gemm_tiled.cu"
 SHAPE = (64, 64, 64)                 # the recorded H200 shapes: 64³ and a guarded non-multiple one
 ODD_SHAPE = (70, 45, 33)
-UNIT_ROUNDOFF = 2.0 ** -24
 RIGHT, WRONG = t("对", "right"), t("错", "wrong")
 
 # Kernels the H200 ran (measurements/h200/gemm/results.json), in the order the lesson lists them.
@@ -49,25 +50,30 @@ def records():
     return recordings
 
 
-def template_path():
-    """grading's lesson 10 template (importlib.resources: it ships in the student kit's grading package)."""
-    return exercise_template("lesson10")
+
+after_exercise = kit.after_exercise(EXERCISE)
 
 
-def exercise_source(blank: str = FILL, *, sync1: bool = True, sync2: bool = True, loads: str = "zero_fill") -> str:
+def fill() -> str:
+    """The fill the demos run (kit.demo_fill; raises kit.NeedsFill on the exercise branch before the exercise)."""
+    return kit.demo_fill(EXERCISE).text
+
+
+def exercise_source(blank: str | None = None, *, sync1: bool = True, sync2: bool = True, loads: str = "zero_fill") -> str:
     """The lesson's exercise (grading's template) with the blank filled and, for the demos, one edit.
 
     ``sync1=False`` / ``sync2=False`` comment out the barrier after the tile loads / after the inner loop;
     ``loads="guard_only"`` keeps the bounds test but stores nothing outside (no zero-fill: the tile keeps the
     previous step's values), ``loads="no_guard"`` loads without any test. Line numbers never shift.
     """
-    src = template_path().read_text(encoding="utf-8").replace("______", blank)
+    blank = blank or fill()
+    src = kit.source(EXERCISE, blank)
     a_load = "As[ty][tx] = (row < M && t + tx < K) ? A[row * K + t + tx] : 0.0f;"
     b_load = f"Bs[ty][tx] = (t + ty < K && col < N) ? B[{blank}] : 0.0f;"
     lines = src.split("\n")
     barriers = [i for i, ln in enumerate(lines) if ln.strip() == "__syncthreads();"]
     if len(barriers) != 2:
-        raise ValueError(f"exercise_source: expected two __syncthreads() lines in {template_path()}")
+        raise ValueError(f"exercise_source: expected two __syncthreads() lines in the {EXERCISE} template")
     for keep, i, what in ((sync1, barriers[0], "first"), (sync2, barriers[1], "second")):
         if not keep:
             lines[i] = f"        // __syncthreads();   ({what} barrier removed for this demo)"
@@ -83,7 +89,7 @@ def exercise_source(blank: str = FILL, *, sync1: bool = True, sync2: bool = True
         raise ValueError(f"loads must be 'zero_fill', 'guard_only' or 'no_guard', got {loads!r}")
     for old, new in edits:
         if src.count(old) != 1:
-            raise ValueError(f"exercise_source: expected one {old!r} in {template_path()}")
+            raise ValueError(f"exercise_source: expected one {old!r} in the {EXERCISE} template")
         src = src.replace(old, new)
     return src
 
@@ -91,12 +97,10 @@ def exercise_source(blank: str = FILL, *, sync1: bool = True, sync2: bool = True
 def masked(code: str) -> str:
     """Code as the lesson displays it: the exercise's answer (the B-tile index) shown as the blank, so no table or
     report of the exercise branch gives it away (the answer branch has the solution cell)."""
-    return code.replace(FILL, "______")
-
-
-def cell_line(file_line: int | None) -> int | None:
-    """The exercise cell's line of a line of the written file: ``%%writefile`` is the cell's line 1."""
-    return None if file_line is None else file_line + 1
+    try:
+        return code.replace(fill(), kit.BLANK)
+    except kit.NeedsFill:
+        return code
 
 
 def operands(M: int, N: int, K: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -106,12 +110,9 @@ def operands(M: int, N: int, K: int, seed: int = 0) -> tuple[np.ndarray, np.ndar
 
 def wrong_mask(C: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """Elements of C farther from the float64 product than float32 summation can explain (NaN counts as wrong):
-    |error| ≤ γ_K · max Σ|a||b| + u (Higham's bound for any summation order), as the grader checks."""
-    K = A.shape[1]
-    gamma = K * UNIT_ROUNDOFF / (1 - K * UNIT_ROUNDOFF)
-    scale = float((np.abs(A).astype(np.float64) @ np.abs(B).astype(np.float64)).max(initial=0.0))
+    the exercise's own tolerance (grading/exercises/lesson10/exercise.py), as the grader checks."""
     ref = A.astype(np.float64) @ B.astype(np.float64)
-    return ~(np.abs(C.astype(np.float64) - ref) <= (gamma + UNIT_ROUNDOFF) * scale)
+    return ~(np.abs(C.astype(np.float64) - ref) <= kit.exercise(EXERCISE).module.tolerance(A, B))
 
 
 def run_exercise(M: int, N: int, K: int, *, seed: int = 0, schedule: str = "lockstep", **edits):
@@ -146,7 +147,7 @@ extern "C" __global__ void gemm_naive(const float* __restrict__ A, const float* 
 VARIANT = re.compile(r"gemm_tiled(\d+)(_bt)?(_pad)?")
 
 
-def kernel_source(name: str) -> tuple[str, int, str]:
+def kernel_source(name: str, blank: str | None = None) -> tuple[str, int, str]:
     """(source, tile, kernel) of a lesson kernel: ``gemm_naive``, or ``gemm_tiled{T}[_bt][_pad]`` built from the
     exercise (reference fill) by changing only TILE, the tiles' row length (``_pad``: ``[TILE][TILE + 1]``) and
     the B tile's layout (``_bt``: stored as ``Bs[tx][ty]``, read as ``Bs[tx][k]``) -- the variants of
@@ -156,7 +157,7 @@ def kernel_source(name: str) -> tuple[str, int, str]:
     m = VARIANT.fullmatch(name)
     if not m or int(m[1]) not in (4, 8, 16, 32):
         raise ValueError(f"unknown GEMM kernel {name!r}: gemm_naive or gemm_tiled<T>[_bt][_pad], T in 4, 8, 16, 32")
-    src = exercise_source()
+    src = exercise_source(blank)
     edits = [("constexpr int TILE = 16;", f"constexpr int TILE = {m[1]};")]
     if m[3]:
         edits += [("__shared__ float As[TILE][TILE];", "__shared__ float As[TILE][TILE + 1];"),
@@ -171,14 +172,18 @@ def kernel_source(name: str) -> tuple[str, int, str]:
     return src, int(m[1]), "gemm_tiled_kernel"
 
 
-@functools.lru_cache(maxsize=64)
 def run_gemm(name: str, shape: tuple[int, int, int] = SHAPE, seed: int = 0, counting: str = "auto"):
     """Run a lesson kernel (see :func:`kernel_source`) on labsim at M×N×K; returns (result, A, B, C).
     ``counting``: "auto" counts the compiled kernel (LDS.128 merging included, labsim.cuda.sass), "source" each
-    access as written (the bank table's scalar view)."""
+    access as written (the bank table's scalar view). Memoised per fill."""
+    return _run_gemm(name, shape, seed, counting, None if name == "gemm_naive" else fill())
+
+
+@functools.lru_cache(maxsize=64)
+def _run_gemm(name: str, shape: tuple[int, int, int], seed: int, counting: str, blank: str | None):
     from labsim.cuda import compile as compile_cuda
     M, N, K = shape
-    src, tile, kernel = kernel_source(name)
+    src, tile, kernel = kernel_source(name, blank)
     A, B = operands(M, N, K, seed)
     C = np.full((M, N), np.nan, dtype=np.float32)
     prog = compile_cuda(src, f"{name}.cu" if name == "gemm_naive" else TARGET)
@@ -202,6 +207,7 @@ def _global(stats, op: str = "ld") -> tuple[int, int]:
     return (m[f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum"], m[f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum"])
 
 
+@after_exercise
 def intensity_table(shape: tuple[int, int, int] = SHAPE, tiles: tuple[int, ...] = (4, 8, 16, 32), *,
                     naive_only: bool = False) -> Table:
     """Per element of C: global load requests, sectors and bytes (labsim), and FLOP per byte of global load
@@ -229,11 +235,12 @@ def intensity_table(shape: tuple[int, int, int] = SHAPE, tiles: tuple[int, ...] 
                            f"labsim: {M}×{N}×{K}, 2K = {2 * K} FLOP per C element; sector bytes = sectors × 32"))
 
 
+@after_exercise
 def lines_table(name: str = "gemm_naive", shape: tuple[int, int, int] = SHAPE, *, source: str = "kernel") -> Table:
     """Per source line with a global access: requests, sectors, and how often each element of the array went
     through the L1 (sector bytes / array bytes) and was asked for (requested bytes / array bytes).
 
-    ``source="exercise"`` runs the lesson's exercise (with the reference fill) instead of a recorded kernel."""
+    ``source="exercise"`` runs the lesson's exercise (with the demo fill) instead of a recorded kernel."""
     M, N, K = shape
     if source == "exercise":
         res, *_ = run_exercise(M, N, K)
@@ -270,6 +277,7 @@ def recorded_registers(path: str | Path | None = None) -> dict[str, int]:
     return recordings.read("gemm_registers", path) or {}
 
 
+@after_exercise
 def occupancy_table(names: tuple[str, ...] = ("gemm_tiled16", "gemm_tiled32"), gpu: str = "H200") -> Table:
     """Resident blocks and threads per SM of the tiled kernels, from the GPU preset's limits and the recorded
     registers per thread: what a bigger tile costs."""
@@ -328,6 +336,7 @@ def cell_message(msg: str) -> str:
                   msg)
 
 
+@after_exercise
 def race_table(shape: tuple[int, int, int] = SHAPE) -> Table:
     """The exercise with both barriers, without the first, without the second; lockstep and adversarial warp
     orders: races labsim detects (different warps), and wrong elements of C. Notes: each race's two lines."""
@@ -350,6 +359,7 @@ def race_table(shape: tuple[int, int, int] = SHAPE) -> Table:
                            f"labsim.cuda: the exercise, {M}×{N}×{K}"), notes=notes)
 
 
+@after_exercise
 def race_figure(shape: tuple[int, int, int] = SHAPE) -> Figure:
     """C under the adversarial order without the first and without the second barrier: wrong elements in red."""
     M, N, K = shape
@@ -431,6 +441,7 @@ def _access_text(name: str, array: str) -> str:
     return {"As": "As[ty][k]", "Bs": "Bs[tx][k]" if bt else "Bs[k][tx]"}[array]
 
 
+@after_exercise
 def inner_loop_heatmaps(names: tuple[str, ...] = ("gemm_tiled16", "gemm_tiled16_bt", "gemm_tiled16_bt_pad"),
                         with_a: bool = True) -> Figure:
     """Lane × bank heatmaps of one warp's inner-loop reads (labsim, block (0,0), warp 0, k = 0)."""
@@ -446,6 +457,7 @@ def inner_loop_heatmaps(names: tuple[str, ...] = ("gemm_tiled16", "gemm_tiled16_
     return draw_bank_heatmaps(accesses, titles, ncols=min(4, len(accesses)), panel_size=3.4)
 
 
+@after_exercise
 def bank_table(shape: tuple[int, int, int] = SHAPE, names: tuple[str, ...] = H200_KERNELS[1:]) -> Table:
     """Every tiled variant: wavefronts per request of the tile stores and of the two inner-loop reads (labsim),
     shared memory per block, and the result."""
@@ -477,6 +489,7 @@ BOUNDS_VERSIONS = (
 )
 
 
+@after_exercise
 def bounds_table(shape: tuple[int, int, int] = ODD_SHAPE) -> Table:
     """The exercise at a shape that is not a multiple of the tile, with the loads written three ways."""
     from labsim.errors import LabsimError
@@ -516,6 +529,7 @@ def lds128_merged(name: str) -> bool:
     return name.startswith("gemm_tiled") and not name.endswith("_pad")
 
 
+@after_exercise
 def h200_table(shape: str = "64x64x64", names: tuple[str, ...] = H200_KERNELS) -> Table:
     """Nsight Compute's whole-kernel counters on the H200 (recorded) and labsim's, two rows per kernel."""
     M, N, K = map(int, shape.split("x"))
@@ -536,6 +550,7 @@ def h200_table(shape: str = "64x64x64", names: tuple[str, ...] = H200_KERNELS) -
                            "与 labsim", f"whole-kernel counters at {shape}: H200 recorded vs labsim"))
 
 
+@after_exercise
 def gflops_table() -> Table:
     """GFLOP/s at 4096³ recorded on the H200 (median of 20 launches), next to cuBLAS SGEMM (plain FP32)."""
     rec = records()
@@ -571,6 +586,7 @@ def sass_counts(path: str | Path | None = None) -> dict[str, dict[str, int]]:
     return recordings.read("gemm_sass", path) or {}
 
 
+@after_exercise
 def sass_table(names: tuple[str, ...] = H200_KERNELS[1:]) -> Table:
     """How ptxas compiled the inner loop on the H200: static LDS / LDS.128 / STS counts per kernel (recorded
     SASS), next to the recorded shared-load instructions and wavefronts at 64³ and labsim's (merges included)."""

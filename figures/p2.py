@@ -20,11 +20,12 @@ from labsim.analysis import WarpAccess
 from labsim.gpus import get_gpu
 from labsim.memory import FLOAT4
 
+from . import lessonkit as kit
 from . import recordings
 from .recordings import measurements_dir  # noqa: F401  (tests read the raw files beside the recordings)
 from ._fonts import t
 from ._resources import exercise_template
-from .kernels import BLOCK_ROWS, TILE_DIM, instr, run_transpose
+from .lesson09_kernels import BLOCK_ROWS, TILE_DIM, instr, run_transpose
 from .sectors import draw_sector_map, sector_matrix
 from .table import Table
 
@@ -543,11 +544,6 @@ TRANSPOSES = (
     ("tiled", "transpose_tiled_pad0", {"pad": 0}, t("分块，tile[32][32]", "tiled, tile[32][32]")),
     ("tiled", "transpose_tiled_pad1", {"pad": 1}, t("分块，tile[32][33]", "tiled, tile[32][33]")),
 )
-HARRIS_SOURCE = "https://developer.nvidia.com/blog/efficient-matrix-transpose-cuda-cc/"
-# External figures (not measured by this course): Harris's effective bandwidth, 1024×1024 float, GB/s.
-HARRIS_GBPS = {"copy": {"M2050": 105.2, "K20c": 136.0}, "transpose_naive": {"M2050": 18.8, "K20c": 55.3},
-               "transpose_tiled_pad0": {"M2050": 51.3, "K20c": 97.6},
-               "transpose_tiled_pad1": {"M2050": 99.5, "K20c": 144.3}}
 
 
 def _eff(s) -> float:
@@ -627,7 +623,7 @@ def bandwidth_table(n: int = 1024, path: str | Path | None = None, h200_n: int =
         cells = [label]
         errs = []
         for gpu in ("M2050", "K20c"):
-            meas = HARRIS_GBPS[name][gpu] / HARRIS_GBPS["copy"][gpu]
+            meas = kit.harris_gbps(name, gpu) / kit.harris_gbps("copy", gpu)
             model = est[name][gpu]["gbps"] / est["copy"][gpu]["gbps"]
             cells += [round(meas, 2), round(model, 2)]
             errs.append(f"{gpu} {model / meas:.2f}×")
@@ -647,7 +643,7 @@ def bandwidth_table(n: int = 1024, path: str | Path | None = None, h200_n: int =
                   t("labsim ÷ 实测", "labsim / measured")], rows,
                  caption=t(f"有效带宽相对 copy 的比值（float 矩阵；1.00 = 和 copy 一样快）",
                            "effective bandwidth relative to copy"),
-                 notes=[t(f"Harris 的数字是外部来源（{n}×{n}）：{HARRIS_SOURCE}", f"Harris: {HARRIS_SOURCE}"),
+                 notes=[t(f"Harris 的数字是外部来源（{n}×{n}）：{kit.harris()['url']}", f"Harris: {kit.harris()['url']}"),
                         t("labsim 的比值与矩阵大小无关（sector 和 wavefront 都与 n² 成正比）。", "labsim's ratio is size-free.")])
 
 

@@ -249,7 +249,7 @@ def test_lesson9_diagram_and_explorer(browser, site, branch):
         page.locator(root_sel).screenshot(path=str(ARTIFACTS / renderer / f"{branch}-lesson09-explorer-half-col7.png"))
         page.locator("[id='fig-flow']").screenshot(path=str(ARTIFACTS / renderer / f"{branch}-lesson09-flowchart.png"))
         if branch == "exercise":
-            from figures.kernels import tile_access
+            from figures.lesson09_kernels import tile_access
             shown = explorer_drive.sweep(page, root_sel)
             assert len(shown) == 1920
             cache: dict = {}

@@ -8,7 +8,7 @@ import pytest
 
 from figref import brute_column_wavefronts
 
-from figures import explorer
+from figures import lesson09_explorer as explorer
 from figures import static_explorer as se
 
 ITEMSIZE = {"float32": 4, "float16": 2, "float64": 8}

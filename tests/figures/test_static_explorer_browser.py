@@ -13,8 +13,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # tests/explorer_drive.py
 import explorer_drive  # noqa: E402
 
-from figures import explorer  # noqa: E402
-from figures.kernels import tile_access  # noqa: E402
+from figures import lesson09_explorer as explorer  # noqa: E402
+from figures.lesson09_kernels import tile_access  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "explorer"

@@ -12,7 +12,7 @@ from figref import brute_bank_degrees, brute_column_wavefronts, brute_sectors
 from lessonref import LESSON9, answer_only, read_lesson
 
 from figures import lesson09
-from figures.kernels import BLOCK_ROWS, TILE_DIM
+from figures.lesson09_kernels import BLOCK_ROWS, TILE_DIM
 from labsim.analysis import min_wavefronts, phase_lanes
 from labsim.gpus import get_gpu
 

@@ -12,6 +12,7 @@ from figref import brute_bank_degrees, brute_sectors
 from lessonref import REPO, answer_only, read_lesson
 
 from figures import lesson10
+from figures import lessonkit as kit
 from labsim.gpus import get_gpu
 
 LESSON10 = REPO / "lessons" / "lesson10_gemm_tiled.qmd"
@@ -176,7 +177,7 @@ def test_race_table_and_its_lines():
     src = lesson10.exercise_source().splitlines()
     b_store = next(i for i, ln in enumerate(src, 1) if "Bs[ty][tx] =" in ln) + 1      # cell line = file line + 1
     inner = next(i for i, ln in enumerate(src, 1) if "acc += As[ty][k] * Bs[k][tx]" in ln) + 1
-    assert not any(lesson10.FILL in n for n in notes), "the notes show the blank, not its answer"
+    assert not any(kit.reference_fill("lesson10") in n for n in notes), "the notes show the blank, not its answer"
     assert f"RAW" in notes[0] and f"第 {b_store} 行 ↔ 第 {inner} 行" in notes[0]
     assert "WAR" in notes[1] and f"第 {inner} 行 ↔ 第 {b_store} 行" in notes[1]
 

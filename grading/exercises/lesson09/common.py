@@ -59,7 +59,8 @@ def conflict_explanation(sample: Any, value: int | None, element_bytes: int = 4)
 
 
 def padding_notes(ctx: RunContext) -> list[str]:
-    """Notes for conflict-free choices other than the lesson's TILE_DIM + 1."""
+    """Notes for a conflict-free choice wider than it needs to be, or written as a literal (the notes name the
+    student's own value, never the reference fill's text: this file ships to students)."""
     ex, value = ctx.exercise, ctx.value
     tile = ex.names.get("TILE_DIM")
     if value is None or tile is None:
@@ -67,8 +68,8 @@ def padding_notes(ctx: RunContext) -> list[str]:
     notes = []
     if value > tile + 1:
         extra = (value - tile - 1) * tile * int(ex.config.get("element_bytes", 4))
-        notes.append(f"第二维 {value} 也没有 bank conflict，但比 TILE_DIM + 1 每个 block 多占 {extra} 字节共享内存；"
-                     "TILE_DIM + 1 已经足够。")
+        notes.append(f"第二维 {value} 也没有 bank conflict，但比第二维 {tile + 1} 每个 block 多占 {extra} 字节共享内存；"
+                     f"{tile + 1} 已经足够。")
     if value == tile + 1 and "TILE_DIM" not in ctx.blank:
-        notes.append("写成 TILE_DIM + 1 而不是字面量，TILE_DIM 改变时填充仍然成立。")
+        notes.append(f"用 TILE_DIM 写出 {value}，而不是字面量：TILE_DIM 改变时填充仍然成立。")
     return notes

@@ -9,8 +9,8 @@ from hypothesis import given, settings, strategies as st
 
 from figref import brute_column_wavefronts
 
-from figures import explorer
-from figures.kernels import DTYPES, float4_access, tile_access
+from figures import lesson09_explorer as explorer
+from figures.lesson09_kernels import DTYPES, float4_access, tile_access
 
 ITEMSIZE = {"float32": 4, "float16": 2, "float64": 8}
 

@@ -1,7 +1,7 @@
 """The bank-conflict explorer: padding, element type, row or column access, XOR swizzle, column → heatmap.
 
 ``bank_explorer()`` is the ipywidgets version in Jupyter; every change runs a one-warp labsim kernel
-(:func:`figures.kernels.tile_access`) and redraws. During the site build it returns the static explorer
+(:func:`figures.lesson09_kernels.tile_access`) and redraws. During the site build it returns the static explorer
 instead (:func:`static_bank_explorer`: the same views precomputed by labsim over the whole control grid, see
 :mod:`figures.static_explorer`). ``variant_grid()`` draws a fixed set of views as one figure. Both show
 labsim's output, never a drawing made by hand.
@@ -21,7 +21,7 @@ from ._fonts import t
 from . import static_explorer as se
 from .heatmap import (DEGREE_BOUNDS, DEGREE_COLORS, DEGREE_LABELS, bank_degrees, draw_bank_heatmap,
                       draw_bank_heatmaps, min_wavefronts, wavefront_caption)
-from .kernels import CTYPES, DTYPES, TILE_DIM, tile_access
+from .lesson09_kernels import CTYPES, DTYPES, TILE_DIM, tile_access
 
 PADDINGS = range(0, 5)
 INDICES = range(0, TILE_DIM)

@@ -1,0 +1,229 @@
+"""What every lesson module of figures needs, in one place: the exercise (through grading's API), its fill for the
+demos, line numbering, the H200 recordings and the external figures.
+
+* **The exercise.** :func:`exercise` is ``grading.load_exercise``; :func:`source` fills the template's blank and
+  applies demo edits (each must match exactly once, so line numbers never shift); :func:`run` compiles it with
+  labsim.cuda and calls the exercise's own host launcher on one of its cases.
+* **The fill.** No module of figures holds an exercise's answer (the kit ships figures). Tables that need a
+  filled kernel ask :func:`demo_fill`: on the answer branch (and for instructors and tests, where the repo has
+  it) the reference fill read from the exercise's ``solution.cu``; on the exercise branch, and in the student
+  kit (which has no ``solution.cu``), the student's own fill from the file the exercise cell wrote, once it is
+  filled; otherwise :class:`NeedsFill`, which :func:`after_exercise` turns into a note telling the student to
+  finish the exercise first.
+* **Line numbers** the student sees are the exercise cell's: ``grading.numbering`` (``%%writefile`` is line 1).
+* **H200 recordings** only through ``figures.recordings`` (:func:`records`); a missing recording answers None
+  ("not recorded"), never a guess.
+* **External figures** (Harris's published bandwidths) from one labelled file, ``figures/data/harris_2013.json``
+  (:func:`harris`).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ._fonts import t
+
+DATA = Path(__file__).resolve().parent / "data"
+ROOT = Path(__file__).resolve().parents[1]
+BLANK = "______"
+
+
+# ---- the exercise, through grading's API --------------------------------------------------------------------
+
+def exercise(eid: str):
+    """grading's Exercise ``eid`` (template, blank, host function, cases)."""
+    from grading.spec import load_exercise
+    return load_exercise(eid)
+
+
+def template(eid: str) -> str:
+    return exercise(eid).template
+
+
+def source(eid: str, blank: str, edits: Sequence[tuple[str, str]] = ()) -> str:
+    """The exercise's template with the blank filled and each ``(old, new)`` edit applied once.
+
+    Fills and edits stay on their line, so the template's line numbers hold (the exercise cell's are +1)."""
+    ex = exercise(eid)
+    if ex.template.count(ex.blank) != 1:
+        raise ValueError(f"{eid}: the template must hold the blank {ex.blank} exactly once")
+    src = ex.fill(blank)
+    for old, new in edits:
+        if src.count(old) != 1:
+            raise ValueError(f"{eid}: a demo edit expects exactly one {old!r} in the template, found {src.count(old)}")
+        src = src.replace(old, new)
+    return src
+
+
+def cell_line(file_line: int | None) -> int | None:
+    """The exercise cell's line of a line of the written file (the ``%%writefile`` line is the cell's line 1)."""
+    from grading.numbering import Numbering
+    return Numbering(1, True)(file_line)
+
+
+def run(eid: str, blank: str, edits: Sequence[tuple[str, str]] = (), *, args: Sequence[Any],
+        schedule: str = "lockstep", **launch_options):
+    """Compile the filled exercise with labsim.cuda and call its host launcher with ``args``; returns the
+    launcher's result (a labsim.cuda Result, or a tuple of them)."""
+    from labsim.cuda import compile as compile_cuda
+    ex = exercise(eid)
+    prog = compile_cuda(source(eid, blank, edits), ex.target_name)
+    return prog.call(ex.config["host_function"], *args, schedule=schedule, **launch_options)
+
+
+# ---- the fill the demos run ---------------------------------------------------------------------------------
+
+class NeedsFill(LookupError):
+    """A table needs a filled exercise and none is available here (exercise branch, blank not filled yet)."""
+
+
+@dataclass(frozen=True)
+class Fill:
+    """The text of a blank and where it came from: ``"reference"`` (solution.cu) or ``"yours"`` (the student's)."""
+
+    text: str
+    origin: str
+
+    @property
+    def label(self) -> str:
+        return t("参考填法", "reference fill") if self.origin == "reference" else t("你的填法", "your fill")
+
+    def __repr__(self) -> str:
+        return f"Fill({self.origin})"
+
+
+def branch() -> str | None:
+    """The branch the course build is executing ("answer", "exercise"), or None outside the build."""
+    return os.environ.get("COURSEBUILD_BRANCH") or os.environ.get("QUARTO_PROFILE") or None
+
+
+def blank_of(eid: str, code: str) -> str | None:
+    """The text ``code`` has where the template has the blank, as written (None: not filled or not aligned)."""
+    from grading.conformance import check_conformance
+    ex = exercise(eid)
+    conf = check_conformance(ex.template, code, blank=ex.blank, names=ex.names, regions=ex.regions)
+    toks = conf.blank_tokens
+    if conf.problem_kind in ("unfilled", "unrelated") or not toks or BLANK in conf.blank_text:
+        return None
+    lines = code.splitlines()
+    if toks[0].line != toks[-1].line or not 1 <= toks[0].line <= len(lines):
+        return conf.blank_text
+    line = lines[toks[0].line - 1]
+    for base in (0, 1):             # the tokenizer's columns: find the convention that reproduces the tokens
+        a, b = toks[0].col - base, toks[-1].col - base + len(toks[-1].text)
+        if a >= 0 and line[a:a + len(toks[0].text)] == toks[0].text and line[b - len(toks[-1].text):b] == toks[-1].text:
+            return line[a:b]
+    return conf.blank_text
+
+
+def reference_fill(eid: str) -> str:
+    """The reference fill, from the exercise's ``solution.cu`` (instructor copy and answer build only)."""
+    ex = exercise(eid)
+    path = ex.solution_path
+    if not path.is_file():
+        raise NeedsFill(f"{eid}: no reference solution here ({path.name} is not shipped to students)")
+    fill = blank_of(eid, path.read_text(encoding="utf-8"))
+    if fill is None:
+        raise ValueError(f"{eid}: {path} does not fill the template's blank")
+    return fill
+
+
+def student_fill(eid: str) -> str | None:
+    """The student's fill, from the file the exercise cell wrote (None: not written or not filled yet)."""
+    path = Path(exercise(eid).config["target"])
+    try:
+        code = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return blank_of(eid, code)
+
+
+def demo_fill(eid: str) -> Fill:
+    """The fill the lesson's demos run: the reference where the build may read it (answer branch, or outside
+    the build where ``solution.cu`` exists), else the student's own; :class:`NeedsFill` when there is neither."""
+    if branch() != "exercise":
+        try:
+            return Fill(reference_fill(eid), "reference")
+        except NeedsFill:
+            pass
+    mine = student_fill(eid)
+    if mine is None:
+        raise NeedsFill(eid)
+    return Fill(mine, "yours")
+
+
+class Note(str):
+    """A sentence shown in place of a table (a paragraph in a notebook, plain text in a terminal)."""
+
+    def _repr_markdown_(self) -> str:
+        return "".join("\\" + c if c in "_*`[]" else c for c in str(self))
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def needs_fill_note(eid: str) -> Note:
+    target = exercise(eid).config["target"]
+    return Note(t(f"（这一项要用填好的练习计算：先完成上面的练习（{target}）并运行检查单元格，再运行本单元格。）",
+                  f"(this needs the filled exercise: complete the exercise ({target}) and run the check first)"))
+
+
+def after_exercise(eid: str) -> Callable:
+    """Decorator for a lesson function that runs the filled exercise: where there is no fill yet, it returns
+    :func:`needs_fill_note` instead of raising (a figure function returns None after printing the note)."""
+    def wrap(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def inner(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except NeedsFill:
+                return needs_fill_note(eid)
+        return inner
+    return wrap
+
+
+# ---- recordings and external figures ------------------------------------------------------------------------
+
+def measurements_dir() -> Path:
+    """Where the repo keeps the H200 recordings (absent in the student kit; read them through :func:`records`)."""
+    from . import recordings
+    return recordings.measurements_dir()
+
+
+def records():
+    """figures.recordings, the one reader of the H200 recordings (the repo's measurements/h200/ or the student
+    kit's bundle); every answer is None where nothing is recorded."""
+    from . import recordings
+    return recordings
+
+
+@functools.lru_cache(maxsize=1)
+def harris() -> dict:
+    """Harris's published effective bandwidths (external, not measured here): ``figures/data/harris_2013.json``."""
+    return json.loads((DATA / "harris_2013.json").read_text(encoding="utf-8"))
+
+
+def harris_gbps(kernel: str, gpu: str) -> float:
+    return float(harris()["gbps"][kernel][gpu])
+
+
+def metric(space: str, op: str, what: str) -> str:
+    """The Nsight Compute name of a counter (``metric("global", "st", "cost")`` = the store sectors)."""
+    from labsim.stats import METRIC_NAMES
+    return METRIC_NAMES[(space, op, what)]
+
+
+HARRIS_NOTES = {"transpose_tiled_pad0": t("（分块，不填充）", " (tiled, unpadded)"),
+                "transpose_tiled_pad1": t("（分块 + 填充）", " (tiled + padding)")}
+
+
+def harris_table():
+    """Harris's published table (external; ``figures/data/harris_2013.json``) as the lessons quote it."""
+    from .table import Table
+    h = harris()
+    rows = [[h["blog_names"][k] + HARRIS_NOTES.get(k, ""), *(v[g] for g in h["gpus"])] for k, v in h["gbps"].items()]
+    return Table([t("内核", "kernel"), *(f"Tesla {g}" for g in h["gpus"])], rows)

@@ -1,0 +1,100 @@
+"""figures.lessonkit: the exercise through grading's API, the fill the demos run (never one typed in figures), the
+note on the exercise branch before the exercise, the external figures' one file."""
+from __future__ import annotations
+
+import difflib
+import json
+from pathlib import Path
+
+import pytest
+
+from figures import lesson08, lesson10
+from figures import lessonkit as kit
+from grading.spec import load_exercise
+
+REPO = Path(__file__).resolve().parents[2]
+EXERCISES = ("p2", "lesson08", "lesson09", "lesson10")
+
+
+def solution_fill(eid: str) -> str:
+    """The reference fill as the leak scanners define it: what solution.cu has where the template has the blank
+    (an independent diff, not kit.blank_of)."""
+    ex = load_exercise(eid)
+    tl, sl = ex.template.splitlines(), ex.solution_path.read_text(encoding="utf-8").splitlines()
+    line = next(t for t in tl if ex.blank in t)
+    sol = max(sl, key=lambda s: difflib.SequenceMatcher(a=line, b=s).ratio())
+    pre, post = line.split(ex.blank)
+    post = post.split("//")[0].rstrip()
+    start = len(pre)
+    return sol[start:sol.index(post, start) if post else len(sol)].strip() if post else sol[start:].split(";")[0]
+
+
+@pytest.mark.parametrize("eid", EXERCISES)
+def test_reference_fill_is_read_from_the_solution(eid):
+    assert kit.reference_fill(eid) == solution_fill(eid)
+
+
+@pytest.mark.parametrize("eid", ("lesson08", "lesson09", "lesson10"))
+def test_no_figures_module_holds_a_lessons_fill(eid):
+    fill = solution_fill(eid)
+    for p in sorted((REPO / "figures").rglob("*")):
+        if p.is_file() and p.suffix in (".py", ".js", ".json"):
+            assert fill not in p.read_text(encoding="utf-8"), f"{p.relative_to(REPO)} holds {eid}'s answer {fill!r}"
+    common = REPO / "grading" / "exercises" / eid / "common.py"
+    if common.is_file():
+        assert fill not in common.read_text(encoding="utf-8")
+
+
+def test_exercise_branch_never_reads_the_solution(monkeypatch, tmp_path):
+    monkeypatch.setenv("COURSEBUILD_BRANCH", "exercise")
+    target = tmp_path / "08_transpose_naive.cu"
+    ex = load_exercise("lesson08")
+    monkeypatch.setitem(ex.config, "target", str(target))
+    monkeypatch.setattr(kit, "exercise", lambda eid: ex)
+    with pytest.raises(kit.NeedsFill):
+        kit.demo_fill("lesson08")
+    note = lesson08.store_lane_table()                      # the table says what to do instead of raising
+    assert isinstance(note, kit.Note) and "先完成上面的练习" in note and str(target) in note
+    target.write_text(ex.template, encoding="utf-8")           # written but not filled yet
+    with pytest.raises(kit.NeedsFill):
+        kit.demo_fill("lesson08")
+    target.write_text(ex.fill("row * M + col"), encoding="utf-8")   # the student's own (wrong) fill is what runs
+    fill = kit.demo_fill("lesson08")
+    assert fill == kit.Fill("row * M + col", "yours") and fill.label == "你的填法"
+    tab = lesson08.store_lane_table()
+    assert "你的填法" in tab.caption
+    assert tab.data[1][4] == "output[0][1]"                     # lane 1 stores at row * M + col = 1
+
+
+def test_answer_branch_runs_the_reference(monkeypatch):
+    monkeypatch.setenv("COURSEBUILD_BRANCH", "answer")
+    assert kit.demo_fill("lesson10") == kit.Fill(solution_fill("lesson10"), "reference")
+    # what the lesson shows masks the fill (the exercise branch's outputs never show it either)
+    assert kit.BLANK in lesson10.masked(kit.source("lesson10", kit.demo_fill("lesson10").text))
+
+
+def test_source_edits_must_match_once():
+    with pytest.raises(ValueError, match="exactly one"):
+        kit.source("lesson08", "0", [("no such text", "x")])
+    src = kit.source("lesson08", "0", [("if (row < M && col < N) {", "if (true) {")])
+    assert src.count("\n") == load_exercise("lesson08").template.count("\n")   # line numbers never shift
+
+
+def test_cell_line_is_gradings_numbering():
+    assert kit.cell_line(7) == 8 and kit.cell_line(None) is None
+
+
+def test_harris_numbers_live_in_one_labelled_file():
+    data = json.loads((REPO / "figures" / "data" / "harris_2013.json").read_text(encoding="utf-8"))
+    assert "not measured by this course" in data["what"] and data["url"].startswith("https://developer.nvidia.com/")
+    typed = ("105.2", "18.8", "55.3", "144.3")
+    places = [p for p in list((REPO / "figures").glob("*.py")) + list((REPO / "lessons").rglob("*.qmd"))
+              + list((REPO / "lessons").rglob("*.py")) if any(v in p.read_text(encoding="utf-8") for v in typed)]
+    assert places == []
+    tab = kit.harris_table()
+    assert tab.data[0] == ["copy", 105.2, 136.0] and len(tab.data) == 5
+
+
+def test_one_copy_of_measurements_dir():
+    defs = [p.name for p in (REPO / "figures").glob("*.py") if "def measurements_dir" in p.read_text(encoding="utf-8")]
+    assert defs == ["lessonkit.py"]
