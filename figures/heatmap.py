@@ -153,7 +153,7 @@ def draw_bank_heatmap(warp_access, ax: Axes | None = None, title: str | None = N
     strip.imshow(np.ma.masked_equal(worst[None, :], 0), cmap=_CMAP, norm=_NORM, aspect="auto",
                  interpolation="nearest", extent=(-0.5, nbanks - 0.5, 0.5, -0.5))
     for b in np.nonzero(worst)[0]:   # the worst degree of each bank, large enough to read
-        strip.text(b, 0, str(worst[b]), ha="center", va="center", fontsize=7 if worst[b] < 10 else 6,
+        strip.text(b, 0, str(worst[b]), ha="center", va="center", fontsize=7,
                    fontweight="bold", color="white" if worst[b] > 4 else "black")
     strip.set_xlim(-0.5, nbanks - 0.5)
     strip.set_xticks([])
@@ -183,7 +183,9 @@ def draw_bank_heatmaps(accesses: Sequence, titles: Sequence[str] | None = None, 
         raise ValueError("draw_bank_heatmaps needs at least one WarpAccess")
     if titles is not None and len(titles) != n:
         raise ValueError(f"draw_bank_heatmaps: {n} accesses but {len(titles)} titles")
-    ncols = max(1, min(ncols, n))
+    from .sectors import PAGE_WIDTH_IN
+    ncols = max(1, min(ncols, n, 2))          # two 32×32 maps per row fit the page without shrinking the text
+    panel_size = min(panel_size, (PAGE_WIDTH_IN - 1.0) / ncols)
     nrows = -(-n // ncols)
     fig = Figure(figsize=(panel_size * ncols + 1.0, (panel_size + 0.6) * nrows),
                  layout="constrained")
@@ -241,7 +243,7 @@ def draw_tile_banks(row_accesses: Sequence, highlight, ld: int | None = None, ax
     labelled = {(0, c) for c in range(width)} | {divmod(int(e), ld) for e in elem}
     for r, c in sorted(labelled):
         if c < width:
-            ax.text(c, r, str(banks[r, c]), ha="center", va="center", fontsize=5.5, color="black")
+            ax.text(c, r, str(banks[r, c]), ha="center", va="center", fontsize=7, color="black")
     for e in elem:
         r, c = divmod(int(e), ld)
         ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=1.6))

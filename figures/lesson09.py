@@ -665,8 +665,8 @@ def tile_bank_map(fixes: bool = True, col: int = 0) -> Figure:
     ``float tile[32][32]``, and with ``fixes`` ``float tile[32][33]`` beside it."""
     from .heatmap import draw_tile_banks
     pads = (0, 1) if fixes else (0,)
-    fig = Figure(figsize=(6.6 * len(pads) + 0.4, 7.4), layout="constrained")
-    axes = fig.subplots(1, len(pads), squeeze=False)[0]
+    fig = Figure(figsize=(7.0, 7.4 * len(pads)), layout="constrained")   # one above the other: each fits the page
+    axes = fig.subplots(len(pads), 1, squeeze=False)[:, 0]
     for ax, pad in zip(axes, pads):
         rows = [tile_access(pad, "float32", "row", index=r) for r in range(TILE_DIM)]
         read = tile_access(pad, "float32", "column", index=col)

@@ -26,7 +26,7 @@ from .recordings import measurements_dir  # noqa: F401  (tests read the raw file
 from ._fonts import t
 from ._resources import exercise_template
 from .lesson09_kernels import BLOCK_ROWS, TILE_DIM, instr, run_transpose
-from .sectors import draw_sector_map, sector_matrix
+from .sectors import PAGE_WIDTH_IN, draw_sector_map, sector_matrix
 from .table import Table
 
 SECTOR = 32
@@ -167,30 +167,30 @@ def pattern_table(path: str | Path | None = None) -> Table:
                  notes=notes)
 
 
-def sector_map_grid(accesses: Sequence[WarpAccess], titles: Sequence[str], ncols: int = 5) -> Figure:
-    """Several sector maps in a grid (rows of ``ncols``); each panel is labsim's count for its access."""
+def sector_map_grid(accesses: Sequence[WarpAccess], titles: Sequence[str], ncols: int = 3) -> Figure:
+    """Several sector maps in a grid (rows of ``ncols``, as many as fit the page's width); each panel is labsim's
+    count for its access. A panel too narrow to label each sector's used bytes labels the strip once."""
     n = len(accesses)
     if n == 0 or len(titles) != n:
         raise ValueError(f"sector_map_grid needs as many titles as accesses, got {n} and {len(titles)}")
+    panel = 2.65
+    ncols = max(1, min(ncols, n, int((PAGE_WIDTH_IN - 0.6) // panel)))
     nrows = -(-n // ncols)
+    width, height = panel * ncols + 0.6, 5.6 * nrows
     # fixed margins instead of constrained layout: measuring every tick label of 10 panels doubles the build time
-    fig = Figure(figsize=(2.9 * ncols + 0.6, 6.2 * nrows))
-    fig.subplots_adjust(left=0.6 / (2.9 * ncols + 0.6) + 0.03, right=0.98, bottom=0.7 / (6.2 * nrows),
-                        top=1 - 1.25 / (6.2 * nrows), wspace=0.45, hspace=1.25 / 6.2 * 1.6)
+    fig = Figure(figsize=(width, height))
+    fig.subplots_adjust(left=0.7 / width, right=1 - 0.1 / width, bottom=0.75 / height,
+                        top=1 - 1.3 / height, wspace=0.5, hspace=2.2 / 5.6)
     axes = fig.subplots(nrows, ncols, squeeze=False)
     for i, ax in enumerate(axes.flat):
         if i < n:
             draw_sector_map(accesses[i], ax=ax, title=titles[i])
-            if sector_matrix(accesses[i])[0].shape[1] > 8:    # "used/32" labels would overlap in a narrow panel
-                for child in ax.child_axes:
-                    for text in list(child.texts):
-                        text.remove()
         else:
             ax.set_visible(False)
     return fig
 
 
-def pattern_sector_maps(keys: Sequence[str] | None = None, ncols: int = 5) -> Figure:
+def pattern_sector_maps(keys: Sequence[str] | None = None, ncols: int = 3) -> Figure:
     """Sector maps of the seed's patterns (default all ten), drawn from labsim's WarpAccess."""
     keys = list(keys) if keys is not None else [p[0] for p in SEED_PATTERNS]
     return sector_map_grid([pattern_access(k) for k in keys], [_PATTERNS[k][1] for k in keys], ncols=ncols)

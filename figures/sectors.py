@@ -15,6 +15,8 @@ from matplotlib.figure import Figure
 
 from ._fonts import t
 
+PAGE_WIDTH_IN = 8.6     # the page's content column (877 CSS px) at figure.dpi 100, with a little margin
+MIN_FONT_PT = 7         # 7 pt at 100 dpi = 9.7 px: the smallest text a figure may show at the page's width
 LANE_COLOR = "#3182bd"
 INACTIVE_COLOR = "#d9d9d9"
 
@@ -110,14 +112,14 @@ def draw_sector_map(warp_access, ax: Axes | None = None, title: str | None = Non
     ax.set_yticks(range(0, 32, 4))
     step = 1 if ncols <= 8 else 4
     ax.set_xticks(range(0, m.shape[1], step))
-    ax.set_xticklabels([str(int(s)) for s in rel[::step]], fontsize=7)
+    ax.set_xticklabels([str(int(s)) for s in rel[::step]], fontsize=MIN_FONT_PT)
     gaps = np.unique(np.diff(rel)) if rel.size > 1 else np.zeros(0, dtype=np.int64)
     sb = int(getattr(wa, "sector_bytes", 32))
     if gaps.size == 1 and gaps[0] > 1:   # a staircase: say how far apart the columns really are
         apart = int(gaps[0]) * sb
         dist = f"{apart // 1024} KB" if apart % 1024 == 0 else f"{apart} B"
-        ax.set_xlabel(t(f"sector（相对编号）；相邻两列相隔 {gaps[0]} 个 sector = {dist}",
-                        f"sector (relative); adjacent columns are {gaps[0]} sectors = {dist} apart"))
+        ax.set_xlabel(t(f"sector（相对编号）\n相邻两列相隔 {gaps[0]} 个 sector = {dist}",
+                        f"sector (relative)\nadjacent columns {gaps[0]} sectors = {dist} apart"), fontsize=8)
     else:
         ax.set_xlabel(t("sector（相对编号）", "sector (relative)"))
     # cell borders as plain lines: minor ticks would cost a text layout per tick at every save
@@ -130,19 +132,24 @@ def draw_sector_map(warp_access, ax: Axes | None = None, title: str | None = Non
         strip = ax.inset_axes((0.0, 1.02, 1.0, 0.045), transform=ax.transAxes)
         strip.imshow(used[None, :] / sb, cmap="Blues", vmin=0, vmax=1, aspect="auto",
                      extent=(-0.5, ncols - 0.5, 0.5, -0.5), interpolation="nearest")
-        if ncols <= 16:
+        panel_px = ax.get_position().width * fig.figure.get_figwidth() * fig.figure.dpi   # subfigures too
+        label_px = 5 * 0.62 * MIN_FONT_PT * fig.figure.dpi / 72          # "32/32" at the smallest legible size
+        if ncols <= 16 and panel_px / ncols >= label_px:
             for j, u in enumerate(used):
-                strip.text(j, 0, f"{u}/{sb}", ha="center", va="center", fontsize=6,
+                strip.text(j, 0, f"{u}/{sb}", ha="center", va="center", fontsize=MIN_FONT_PT,
                            color="white" if u > sb / 2 else "black")
         else:   # too narrow to label each sector: one label with the scale instead
             lo, hi = int(used.min()), int(used.max())
             what = f"{lo}/{sb}" if lo == hi else f"{lo}–{hi}/{sb}"
-            strip.text((ncols - 1) / 2, 0, t(f"每个 sector 用了 {what} 字节（颜色越深用得越多，满 = {sb}）",
-                                             f"{what} bytes used per sector (darker = more, full = {sb})"),
-                       ha="center", va="center", fontsize=7, color="black")
+            long = panel_px >= 40 * 0.62 * MIN_FONT_PT * fig.figure.dpi / 72
+            strip.text((ncols - 1) / 2, 0, t(f"每个 sector 用了 {what} 字节（颜色越深用得越多，满 = {sb}）" if long
+                                             else f"每个 sector 用 {what} B",
+                                             f"{what} bytes used per sector (darker = more, full = {sb})" if long
+                                             else f"{what} B per sector"),
+                       ha="center", va="center", fontsize=MIN_FONT_PT, color="black")
         strip.set_xticks([])
         strip.set_yticks([0])
-        strip.set_yticklabels([t("有用字节", "used B")], fontsize=7)
+        strip.set_yticklabels([t("有用字节", "used B")], fontsize=MIN_FONT_PT)
         strip.set_gid("sector-strip")
     head = title if title is not None else f"{wa.array} ({'load' if wa.op in ('ld', 'load') else 'store'})"
     ax.set_title(f"{head}\n{sector_caption(wa)}", fontsize=9, pad=18)
@@ -151,17 +158,26 @@ def draw_sector_map(warp_access, ax: Axes | None = None, title: str | None = Non
 
 def draw_sector_maps(accesses: Sequence, titles: Sequence[str] | None = None,
                      suptitle: str | None = None) -> Figure:
-    """Several sector maps in one row, each as wide as the sectors it touches; returns the Figure."""
+    """Several sector maps, each as wide as the sectors it touches, in rows that fit the page's width (so no
+    text is shrunk below :data:`MIN_FONT_PT` when the page scales the figure down); returns the Figure."""
     n = len(accesses)
     if n == 0:
         raise ValueError("draw_sector_maps needs at least one WarpAccess")
     if titles is not None and len(titles) != n:
         raise ValueError(f"draw_sector_maps: {n} accesses but {len(titles)} titles")
     widths = [max(sector_matrix(wa)[0].shape[1], 1) + 9 for wa in accesses]
-    fig = Figure(figsize=(min(1.5 + 0.2 * sum(widths), 13), 5.8), layout="constrained")
-    axes = fig.subplots(1, n, squeeze=False, gridspec_kw={"width_ratios": widths})
-    for i, wa in enumerate(accesses):
-        draw_sector_map(wa, ax=axes[0, i], title=None if titles is None else titles[i])
+    rows: list[list[int]] = [[]]
+    for i, w in enumerate(widths):                  # greedy rows of panels, 0.2 in per column + margins
+        if rows[-1] and 0.6 + 0.2 * (sum(widths[j] for j in rows[-1]) + w) > PAGE_WIDTH_IN:
+            rows.append([])
+        rows[-1].append(i)
+    width = min(PAGE_WIDTH_IN, max(0.6 + 0.2 * sum(widths[j] for j in r) for r in rows))
+    fig = Figure(figsize=(width, 5.8 * len(rows)), layout="constrained")
+    subs = fig.subfigures(len(rows), 1, squeeze=False)[:, 0] if len(rows) > 1 else [fig]
+    for sub, row in zip(subs, rows):
+        axes = sub.subplots(1, len(row), squeeze=False, gridspec_kw={"width_ratios": [widths[j] for j in row]})
+        for ax, i in zip(axes[0], row):
+            draw_sector_map(accesses[i], ax=ax, title=None if titles is None else titles[i])
     if suptitle:
         fig.suptitle(suptitle)
     return fig

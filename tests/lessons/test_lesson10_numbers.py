@@ -449,7 +449,7 @@ def test_question_text_is_the_graders():
 def test_answer_fill_is_never_shown_before_the_exercise():
     lesson = read_lesson(LESSON10)
     (ex,) = [c for c in lesson.cells if c.options.get("course_role") == "exercise"]
-    compact = lesson10.FILL.replace(" ", "")
+    compact = kit.reference_fill("lesson10").replace(" ", "")
     before = [t for ln, t, divs in lesson.prose if ln < ex.line and not answer_only(divs)]
     before += [c.source for c in lesson.cells if c.line < ex.line]
     assert not [t for t in before if compact in t.replace(" ", "")]
