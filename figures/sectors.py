@@ -175,7 +175,13 @@ def draw_sector_maps(accesses: Sequence, titles: Sequence[str] | None = None,
     fig = Figure(figsize=(width, 5.8 * len(rows)), layout="constrained")
     subs = fig.subfigures(len(rows), 1, squeeze=False)[:, 0] if len(rows) > 1 else [fig]
     for sub, row in zip(subs, rows):
-        axes = sub.subplots(1, len(row), squeeze=False, gridspec_kw={"width_ratios": [widths[j] for j in row]})
+        ratios = [widths[j] for j in row]
+        spare = (width - 0.6) / 0.2 - sum(ratios)      # a short row keeps its panels' widths: pad it, not them
+        if spare > 2:
+            ratios.append(spare)
+        axes = sub.subplots(1, len(ratios), squeeze=False, gridspec_kw={"width_ratios": ratios})
+        for ax in axes[0][len(row):]:
+            ax.set_visible(False)
         for ax, i in zip(axes[0], row):
             draw_sector_map(accesses[i], ax=ax, title=None if titles is None else titles[i])
     if suptitle:

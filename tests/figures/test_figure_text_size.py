@@ -1,0 +1,65 @@
+"""Issue 24 item 9: every lesson figure is legible at the page's width. A figure is shown as a PNG at
+figure.dpi (what setup_lesson sets; IPython's inline backend saves at fig.dpi with a tight bounding box) and
+scaled down to the content column (877 CSS px) when wider; each text must then be at least 9 px tall."""
+from __future__ import annotations
+
+import io
+
+import pytest
+from matplotlib.text import Text
+from PIL import Image
+
+import figures
+from figures import lesson08, lesson09, lesson09_explorer, lesson10, p2
+
+CONTENT_PX = 877       # the page's content column (Quarto's and the fallback's body width)
+MIN_PX = 9.0
+
+FIGURES = {
+    "p2.pattern_sector_maps": lambda: p2.pattern_sector_maps(),
+    "p2.row_col_sector_maps": lambda: p2.row_col_sector_maps(),
+    "lesson08.naive_sector_maps": lambda: lesson08.naive_sector_maps(),
+    "lesson09.transpose_sector_maps": lambda: lesson09.transpose_sector_maps(),
+    "lesson09.tile_heatmaps": lambda: lesson09.tile_heatmaps(),
+    "lesson09.tile_bank_map": lambda: lesson09.tile_bank_map(),
+    "lesson09_explorer.variant_grid": lambda: lesson09_explorer.variant_grid(),
+    "lesson10.race_figure": lambda: lesson10.race_figure(),
+    "lesson10.inner_loop_heatmaps": lambda: lesson10.inner_loop_heatmaps(),
+}
+
+
+def rendered_text_px(fig) -> tuple[int, list[tuple[float, str]]]:
+    """(PNG width, [(text height in CSS px at 100% zoom on the page, text)]) for every visible text."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=fig.dpi, bbox_inches="tight")
+    width = Image.open(io.BytesIO(buf.getvalue())).size[0]
+    scale = min(1.0, CONTENT_PX / width)
+    return width, [(t.get_fontsize() * fig.dpi / 72 * scale, t.get_text()) for t in fig.findobj(Text)
+                   if t.get_visible() and t.get_text().strip()]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def lesson_defaults(monkeypatch_module=None):
+    figures.setup_lesson()
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_figure_text_is_legible_at_the_page_width(name, monkeypatch):
+    monkeypatch.setenv("COURSEBUILD_BRANCH", "answer")
+    fig = FIGURES[name]()
+    width, texts = rendered_text_px(fig)
+    assert texts, name
+    small = sorted(t for t in texts if t[0] < MIN_PX)
+    assert not small, f"{name}: {len(small)} texts under {MIN_PX} px at {width} px wide, e.g. {small[:3]}"
+
+
+def test_the_measure_fails_on_a_wide_figure():
+    """The check can fail: the old five-across P2 grid (15 in wide) shrinks 7 pt text to ~6 px."""
+    from matplotlib.figure import Figure
+    figures.setup_lesson()
+    fig = Figure(figsize=(15, 3))
+    fig.text(0.5, 0.5, "32/32", fontsize=7)
+    fig.text(0.01, 0.01, "x")
+    fig.text(0.99, 0.99, "y")
+    _, texts = rendered_text_px(fig)
+    assert min(px for px, _ in texts) < MIN_PX
