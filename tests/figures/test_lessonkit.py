@@ -95,6 +95,8 @@ def test_harris_numbers_live_in_one_labelled_file():
     assert tab.data[0] == ["copy", 105.2, 136.0] and len(tab.data) == 5
 
 
-def test_one_copy_of_measurements_dir():
-    defs = [p.name for p in (REPO / "figures").glob("*.py") if "def measurements_dir" in p.read_text(encoding="utf-8")]
-    assert defs == ["lessonkit.py"]
+def test_one_reader_of_the_recordings():
+    """Only figures.recordings finds measurements/h200 (lessonkit delegates to it); lesson modules ask them."""
+    finds = [p.name for p in (REPO / "figures").glob("*.py") if '"measurements"' in p.read_text(encoding="utf-8")]
+    assert finds == ["recordings.py"]
+    assert kit.records().__name__ == "figures.recordings"
