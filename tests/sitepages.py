@@ -68,6 +68,7 @@ class Opened:
     def __init__(self, browser, base: str, rel: str) -> None:
         self.base = base
         self.page = browser.new_page(viewport={"width": 1280, "height": 900})
+        self.page.set_default_timeout(120_000)    # a hang guard, not a speed target: the machine may be busy
         self.outside: list[str] = []
         self.errors: list[str] = []
         self.page.route("**/*", self._only_local)
@@ -78,7 +79,7 @@ class Opened:
         self.page.wait_for_timeout(300)
         # Mermaid draws after load: wait until no flowchart source is left undrawn.
         self.page.wait_for_function("!Array.from(document.querySelectorAll('pre.mermaid')).some("
-                                    "p => !p.querySelector('svg'))", timeout=30000)
+                                    "p => !p.querySelector('svg'))", timeout=120_000)
 
     def _only_local(self, route) -> None:
         if route.request.url.startswith((self.base, "data:")):

@@ -89,7 +89,7 @@ def test_p2_math_is_typeset_offline(browser, site):
     o = Opened(browser, base, f"exercise/{PAGE}.html")
     page = o.page
     try:
-        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000)
+        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=120_000)
         page.evaluate("MathJax.startup.promise")
         typeset = page.evaluate("Array.from(MathJax.startup.document.math).map(m => m.math.trim())")
         assert sorted(re.sub(r"\s+", " ", t) for t in typeset) == sorted(re.sub(r"\s+", " ", t) for t in want)

@@ -186,5 +186,5 @@ def test_cli_prints_renderer_and_time(tmp_path):
     assert "renderer: Jupyter (nbclient + nbconvert)" in proc.stdout
     assert re.search(r"total build time: \d+\.\d s", proc.stdout)
     bad = subprocess.run([sys.executable, "-m", "coursebuild", "--root", str(tmp_path / "nowhere")],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "_quarto.yml not found" in bad.stderr

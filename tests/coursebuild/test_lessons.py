@@ -101,7 +101,7 @@ def test_hidden_checks_never_reach_the_exercise_branch(site):
                 assert not [ln for ln in hidden if ln in text], f"{p} contains hidden-check text"
 
 
-def test_build_time_target(site):
-    # Issue 5: the whole site in at most 2 minutes on the 2-core machine without Quarto.
-    if site["renderer"] == "fallback":
-        assert site["seconds"] <= 120, f"site build took {site['seconds']} s"
+def test_build_reports_its_time(site):
+    # Issue 5's target (the fallback site in at most 2 minutes on 2 cores) is a speed target: `make site` prints
+    # the wall and CPU seconds and build-info.json records them; no test asserts on them (issue 22).
+    assert site["renderer"] == "fallback" and site["seconds"] > 0 and site["cpu_seconds"] > 0

@@ -32,6 +32,7 @@ def page(tmp_path_factory):
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"])
         pg = browser.new_page(viewport={"width": 1100, "height": 900})
+        pg.set_default_timeout(120_000)           # a hang guard, not a speed target: the machine may be busy
         errors: list[str] = []
         pg.on("pageerror", lambda e: errors.append(str(e)))
         pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)

@@ -55,16 +55,17 @@ def test_time_limit_kills_only_the_slow_submission(ex, fake_sim, corpus, tmp_pat
 
     def slow_or_crash(path, exercise, *, name=None, options=None):
         if name == "fails_bank_conflict":
-            time.sleep(120)
+            time.sleep(600)
         if name == "fails_empty":
             os._exit(3)                     # a worker that dies outright
         return real(path, exercise, name=name, options=options)
 
     monkeypatch.setattr(grading.batch, "grade_submission", slow_or_crash)
     t0 = time.monotonic()
-    results = grade_many(discover([corpus], ex), ex.id, tmp_path / "out", jobs=2, time_limit=3,
+    # the limit is far above an honest grading on a busy machine, far below the sleeper's 600 s
+    results = grade_many(discover([corpus], ex), ex.id, tmp_path / "out", jobs=2, time_limit=30,
                          options=Options(nvcc="off"), progress=False)
-    assert time.monotonic() - t0 < 30
+    assert time.monotonic() - t0 < 300       # the batch did not wait for the sleeper (not a speed target)
     by = {r.name: r for r in results}
     assert "超时" in by["fails_bank_conflict"].problem and by["fails_bank_conflict"].score == 0
     assert by["fails_bank_conflict"].pending_max == 7          # manual items still listed for the grader

@@ -36,13 +36,13 @@ def _files_under(root: Path) -> set[Path]:
 
 def test_parent_does_not_reread_after_a_timeout(ex, fake_sim, tmp_path, monkeypatch):
     (tmp_path / "slow.ipynb").write_text("{}")
-    monkeypatch.setattr(grading.batch, "grade_submission", lambda *a, **k: time.sleep(60))
+    monkeypatch.setattr(grading.batch, "grade_submission", lambda *a, **k: time.sleep(600))
     reads = []
     monkeypatch.setattr(grading.pipeline, "load_submission", lambda *a, **k: reads.append(a) or 1 / 0)
     t0 = time.monotonic()
     [res] = grade_many(discover([tmp_path / "slow.ipynb"], ex), ex.id, None, jobs=1, time_limit=1.0,
                        options=Options(nvcc="off"), progress=False)
-    assert time.monotonic() - t0 < 8
+    assert time.monotonic() - t0 < 300       # the batch did not wait for the 600 s worker (not a speed target)
     assert not reads and "超时" in res.problem and res.verdict == "fail"
 
 
@@ -56,10 +56,9 @@ def test_fifo_never_stalls_the_batch(ex, fake_sim, tmp_path, special):
         os.mkfifo(d / "f" / "lesson09.ipynb")
     else:
         os.mkfifo(d / ("f.cu" if special == "fifo_cu" else "f.ipynb"))
-    t0 = time.monotonic()
-    res = grade_many(discover([d], ex), ex.id, tmp_path / "out", jobs=2, time_limit=5,
+    # a FIFO that were opened would block its worker until the time limit: "超时" would say so
+    res = grade_many(discover([d], ex), ex.id, tmp_path / "out", jobs=2, time_limit=120,
                      options=Options(nvcc="off"), progress=False)
-    assert time.monotonic() - t0 < 20
     by = {r.name: r for r in res}
     assert by["f"].problem and "超时" not in by["f"].problem
     assert by["ok"].verdict != "fail" or by["ok"].score > 0
@@ -144,10 +143,9 @@ def test_mixed_hostile_folder(ex, fake_sim, tmp_path, monkeypatch):
     (d / "deep.ipynb").write_text("[" * 50_000 + "]" * 50_000)
     out = tmp_path / "out"
     before = _files_under(tmp_path) - _files_under(out)
-    t0 = time.monotonic()
-    results = grade_many(discover([d], ex), ex.id, out, jobs=2, time_limit=20, options=Options(nvcc="off"),
+    results = grade_many(discover([d], ex), ex.id, out, jobs=2, time_limit=120, options=Options(nvcc="off"),
                          progress=False)
-    assert time.monotonic() - t0 < 60
+    assert not [r.name for r in results if r.problem and "超时" in r.problem]   # no hostile file stalls a worker
     assert _files_under(tmp_path) - _files_under(out) == before          # nothing written outside --out
     names = [r.name for r in results]
     assert len(set(names)) == len(names) == len(discover([d], ex))
