@@ -312,7 +312,12 @@ class Block:
         return {"kernel": self._ctx.name, "block": b, "thread": t}
 
     def _check_bounds(self, idx, act, limit, name, line, space, unit="index", shape=None):
-        bad = act & ((idx < 0) | (idx >= limit))
+        if limit > 0:
+            # one unsigned comparison catches negative indices too (they wrap to huge values)
+            over = idx.view(np.uint64) >= np.uint64(limit) if idx.dtype == np.int64 else (idx < 0) | (idx >= limit)
+            bad = over if self._all else over & act
+        else:
+            bad = act & ((idx < 0) | (idx >= limit))
         if bad.any():
             i = int(np.argmax(bad))
             flat = int(idx[i])
@@ -501,11 +506,9 @@ class Block:
         return data, pos, addr, itemsize, name, off // sh.dtype.itemsize
 
     def _race(self, sh, elem, act, line, is_write):
-        if act.all():
-            pos, tid, gw = self._lblock * sh.size + elem, self._tid, self._gwarp
-        else:
-            pos, tid, gw = (self._lblock * sh.size + elem)[act], self._tid[act], self._gwarp[act]
-        self._ctx.races.access(sh, pos, tid, gw, self._ctx.epoch[gw], line, is_write, self._ctx.describe)
+        ctx = self._ctx
+        ctx.races.access(sh, elem, act, self._tid, ctx.epoch[self._row_warp], self._per_block(),
+                         ctx.lanes_per_block, line, is_write, ctx.describe)
 
     def sload(self, sh: SharedArray, idx, *, line: int | None = None, name: str | None = None,
               view=None, col: int | None = None) -> np.ndarray:

@@ -49,6 +49,7 @@ stores are never merged into wider stores.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,6 +59,8 @@ import numpy as np
 MODEL_VERSION = "2"   # 2: the compiled program (CountPlan): LDS.128 merging, branches, aggregated atomics
 
 _BIG = np.int64(1) << 40
+WARP = 32
+_INACTIVE = np.iinfo(np.int64).min    # an inactive lane in a pattern (CountingModel._many_warps)
 
 
 def sectors_per_warp(addr: np.ndarray, active: np.ndarray, itemsize: int, sector_bytes: int = 32,
@@ -288,7 +291,10 @@ class CountingModel:
         self.bank_bytes = gpu.bank_bytes
         self.plan = plan
         self.mode = plan.mode if plan is not None else "source"   # "source": no compiler decisions applied
-        self._memo: dict[tuple, tuple] = {}     # one-warp accesses seen before (loops repeat them)
+        self._memo: dict[tuple, tuple] = {}     # one-warp accesses and patterns seen before (loops repeat them)
+        # addresses matter only modulo this (banks x bank width, sector size, widest access): see _many_warps
+        self._period = math.lcm(self.banks * self.bank_bytes, self.sector_bytes, 16)
+        self._hash_weights = np.random.default_rng(0).integers(1, 1 << 62, 32, dtype=np.int64)
         self._pending: dict = {}                # vector groups waiting for their other executions
 
     def __repr__(self) -> str:
@@ -332,8 +338,21 @@ class CountingModel:
         return self._account(s, addr, active, reach)
 
     def _account(self, s, addr, active, reach) -> np.ndarray:
+        nw = addr.shape[0]
+        if active.all():        # the common case, without per-row reductions
+            s.executed += self.executed(reach, nw)
+            if nw:
+                s.requests += nw
+                s.bytes_requested += nw * WARP * s.itemsize
+                if nw == 1:
+                    cost, conflicts = self._one_warp(s.space, s.op, addr, active, s.itemsize)
+                else:
+                    cost, conflicts = self._many_warps(s.space, s.op, addr, active, s.itemsize, all_active=True)
+                s.cost += cost
+                s.conflicts += conflicts
+            return np.ones(nw, dtype=bool)
         rows = active.any(axis=1)
-        s.executed += self.executed(reach, addr.shape[0])
+        s.executed += self.executed(reach, nw)
         nreq = int(rows.sum())
         if not nreq:
             return rows
@@ -344,8 +363,7 @@ class CountingModel:
         if nreq == 1:
             cost, conflicts = self._one_warp(s.space, s.op, addr, active, s.itemsize)
         else:
-            per, conf = self.cost(s.space, s.op, addr, active, s.itemsize)
-            cost, conflicts = int(per.sum()), 0 if conf is None else int(conf.sum())
+            cost, conflicts = self._many_warps(s.space, s.op, addr, active, s.itemsize)
         s.cost += cost
         s.conflicts += conflicts
         return rows
@@ -393,6 +411,51 @@ class CountingModel:
         after each set of blocks."""
         for group in list(self._pending):
             self._flush_group(group)
+
+    def _many_warps(self, space, op, addr, active, itemsize, all_active=False) -> tuple[int, int]:
+        """Summed ``cost`` of several warp requests (every row has an active lane), each distinct access
+        *pattern* costed once.
+
+        Warps of a group of blocks mostly repeat one pattern at shifted addresses (a tile row, a column read in
+        every block). Every rule here depends only on the addresses modulo the period of the banks and sectors
+        (and on which lanes are equal), so rows that are equal after subtracting a multiple of the period from
+        each cost the same; a loop meets the same patterns again, so their costs are memoised across calls."""
+        nw = addr.shape[0]
+        period = self._period
+        if all_active:
+            base = addr[:, 0]
+        else:
+            base = addr[np.arange(nw), active.argmax(axis=1)]     # each row's first active lane
+        rel = addr - (base - base % period)[:, None]
+        if not all_active:
+            rel[~active] = _INACTIVE                               # which lanes are off is part of the pattern
+        if (rel == rel[0]).all():
+            c, k = self._pattern(space, op, rel[:1], itemsize)
+            return int(c[0]) * nw, int(k[0]) * nw
+        # distinct rows through a hash of each row, checked row by row (a collision only costs speed)
+        _, first, inverse = np.unique(rel @ self._hash_weights, return_index=True, return_inverse=True)
+        uniq = rel[first]
+        if first.size * 4 > nw or not (uniq[inverse] == rel).all():
+            per, conf = self.cost(space, op, addr, active, itemsize)
+            return int(per.sum()), 0 if conf is None else int(conf.sum())
+        c, k = self._pattern(space, op, uniq, itemsize)
+        times = np.bincount(inverse, minlength=first.size)
+        return int(c @ times), int(k @ times)
+
+    def _pattern(self, space, op, rel, itemsize) -> tuple[np.ndarray, np.ndarray]:
+        """(cost, conflicts) per row of ``rel`` (period-reduced addresses, _INACTIVE for inactive lanes),
+        memoised."""
+        key = (space, op, itemsize, rel.tobytes())
+        hit = self._memo.get(key)
+        if hit is None:
+            active = rel != _INACTIVE
+            per, conf = self.cost(space, op, np.where(active, rel, 0), active, itemsize)
+            hit = (np.asarray(per, dtype=np.int64),
+                   np.zeros(rel.shape[0], np.int64) if conf is None else np.asarray(conf, dtype=np.int64))
+            if len(self._memo) >= 4096:
+                self._memo.clear()
+            self._memo[key] = hit
+        return hit
 
     def _one_warp(self, space, op, addr, active, itemsize) -> tuple[int, int]:
         """``cost`` of a single warp request, memoised: small thread sets in a loop repeat their addresses, and

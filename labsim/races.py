@@ -5,6 +5,13 @@ of the current epoch (one reader warp plus a flag for "more than one warp"). An 
 barriers passed, so two accesses race when they come from different warps of the same block with equal
 barrier counts and at least one writes. Work is a handful of gathers and scatters per instruction.
 
+Folding: the blocks of a group mostly do the same thing (the same elements, lanes and barrier counts in every
+block: a tile load, a column read). As long as every access to an array since the group began was such a
+*uniform* access, the array's shadow is kept for one block only, standing for all of them, and what it finds
+is counted once per block (races listed block by block, as the lane order of the whole group lists them).
+The first access that differs between blocks unfolds the shadow into one copy per block; counts, the races
+kept and the racecheck tally are the same either way.
+
 Limitations: like ``compute-sanitizer --tool racecheck`` this looks at shared memory only; accesses by lanes
 of the same warp are not reported (the hardware orders them within one instruction); atomics are not
 checked against plain accesses; hazards are counted per element access, not per byte.
@@ -25,9 +32,50 @@ from .analysis import Race
 from .memory import SharedArray
 
 MAX_REPORTED = 100
-# racecheck-style tally: per shared element, whether the last write's first other-thread read was reported
-# (kept in the array's shadow beside the detector's own: whatever resets the shadow must reset it too)
-_RC_SHADOW = {"rc_done": (bool, False)}
+WARP = 32
+FOLD = True    # fold uniform accesses onto one block's shadow (tests switch it off to compare)
+_EMPTY = {"w_tid": (np.int64, -1), "w_epoch": (np.int32, -1), "w_line": (np.int32, 0),
+          "r_tid": (np.int64, -1), "r_epoch": (np.int32, -1), "r_line": (np.int32, 0), "r_multi": (bool, False),
+          # racecheck-style tally: whether the last write's first other-thread read was reported
+          "rc_done": (bool, False)}
+_TIDS = ("w_tid", "r_tid")
+
+
+class _Shadow(dict):
+    """Per-element state of one shared array: for every block of the group, or, while ``fold`` is a number of
+    blocks, for one block standing for that many (thread ids then count from the block's first lane)."""
+
+    def __init__(self, n: int, fold: int | None) -> None:
+        super().__init__({k: np.full(n, empty, dtype) for k, (dtype, empty) in _EMPTY.items()})
+        self.fold = fold
+
+    def unfold(self, size: int, total: int, offsets: np.ndarray) -> None:
+        """One copy per block: block b's thread ids shifted by ``offsets[b]``; elements past the group's blocks
+        (a last, smaller group) empty."""
+        nb = offsets.size
+        for k, (dtype, empty) in _EMPTY.items():
+            full = np.full(total, empty, dtype)
+            one = self[k]
+            if k in _TIDS:
+                full[:nb * size] = np.where(one >= 0, one[None, :] + offsets[:, None], -1).reshape(-1)
+            else:
+                full[:nb * size] = np.tile(one, nb)
+            self[k] = full
+        self.fold = None
+
+
+class _Blocks:
+    """How the checked lanes stand for a group's blocks: ``n`` copies, copy b's thread ids shifted by
+    ``offsets[b]`` (folded), or the lanes themselves (``n`` = 1, no shift)."""
+
+    __slots__ = ("n", "offsets")
+
+    def __init__(self, offsets: np.ndarray | None) -> None:
+        self.offsets = offsets
+        self.n = 1 if offsets is None else offsets.size
+
+
+_UNFOLDED = _Blocks(None)
 
 
 class RaceTracker:
@@ -41,78 +89,106 @@ class RaceTracker:
         return f"RaceTracker({self.count} hazards)"
 
     @staticmethod
-    def _shadow(sh: SharedArray) -> dict[str, np.ndarray]:
-        if sh.shadow is None:
-            n = sh.flat.size
-            sh.shadow = {
-                "w_tid": np.full(n, -1, np.int64), "w_epoch": np.full(n, -1, np.int32),
-                "w_line": np.zeros(n, np.int32),
-                "r_tid": np.full(n, -1, np.int64), "r_epoch": np.full(n, -1, np.int32),
-                "r_line": np.zeros(n, np.int32), "r_multi": np.zeros(n, bool),
-            }
-        return sh.shadow
-
-    @staticmethod
     def forget(sh: SharedArray) -> None:
         """No history for ``sh`` any more (its blocks are done; the next group of blocks reuses the array): the
         whole shadow, the detector's and the racecheck tally's, is rebuilt on the next access."""
         sh.shadow = None
 
-    def access(self, sh: SharedArray, pos: np.ndarray, tid: np.ndarray, warp: np.ndarray,
-               epoch: np.ndarray, line: int | None, is_write: bool, describe) -> None:
-        """Check and record one instruction's active lanes.
+    def access(self, sh: SharedArray, elem: np.ndarray, act: np.ndarray, tid: np.ndarray, epoch: np.ndarray,
+               per_block: int, lanes_per_block: int, line: int | None, is_write: bool, describe) -> None:
+        """Check and record one instruction of a thread set.
 
-        ``pos``: flat element positions (block * size + index); ``tid``: launch-wide thread ids; ``warp``:
-        launch-wide warp ids; ``epoch``: each lane's barrier count. ``describe(tid) -> (block, thread)``.
+        The set's lanes are block-major, ``per_block`` lanes of each block (whole warps), the same lanes of
+        every block. ``elem``: each lane's element index in its block's copy of ``sh`` (meaningful where
+        ``act``); ``tid``: launch-wide thread ids (blocks of ``lanes_per_block``); ``epoch``: each warp's
+        barrier count (one per row of 32 lanes). ``describe(tid) -> (block, thread)``.
         """
-        if pos.size == 0:
+        nb = tid.size // per_block
+        s = sh.shadow
+        if FOLD and nb > 1 and (s is None or s.fold == nb) and self._uniform(elem, act, epoch, per_block, nb):
+            a0 = act[:per_block]
+            if not a0.any():
+                return
+            if s is None:
+                s = sh.shadow = _Shadow(sh.size, nb)
+            local = tid[:per_block] % lanes_per_block
+            ep = np.repeat(epoch[:per_block // WARP], WARP)
+            blocks = _Blocks(tid[::per_block] // lanes_per_block * lanes_per_block)
+            if a0.all():
+                pos, t, e = elem[:per_block], local, ep
+            else:
+                pos, t, e = elem[:per_block][a0], local[a0], ep[a0]
+            self._access(sh, s, pos, t, t // WARP, e, line, is_write, describe, blocks)
             return
-        s = self._shadow(sh)
+        if s is None:
+            s = sh.shadow = _Shadow(sh.flat.size, None)
+        elif s.fold is not None:
+            s.unfold(sh.size, sh.flat.size, tid[::per_block] // lanes_per_block * lanes_per_block)
+        pos = np.repeat(np.arange(nb, dtype=np.int64) * sh.size, per_block) + elem
+        ep = np.repeat(epoch, WARP)
+        if not act.all():
+            pos, tid, ep = pos[act], tid[act], ep[act]
+        if pos.size:
+            self._access(sh, s, pos, tid, tid // WARP, ep, line, is_write, describe, _UNFOLDED)
+
+    @staticmethod
+    def _uniform(elem, act, epoch, per, nb) -> bool:
+        """Every block of the set does the same: active lanes, elements and barrier counts."""
+        a2 = act.reshape(nb, per)
+        if not (a2 == a2[0]).all():
+            return False
+        e2 = elem.reshape(nb, per)
+        if not ((e2 == e2[0]) | ~a2).all():
+            return False
+        ep2 = epoch.reshape(nb, per // WARP)
+        return bool((ep2 == ep2[0]).all())
+
+    def _access(self, sh, s, pos, tid, warp, epoch, line, is_write, describe, blocks) -> None:
+        """The detector on the lanes checked (``pos``: positions in the shadow; ``tid``, ``warp``, ``epoch`` per
+        lane), each hazard counted ``blocks.n`` times."""
         ln = -1 if line is None else int(line)
-        self._racecheck(sh, s, pos, tid, warp, epoch, ln, is_write)
-        wpl = 32  # thread ids are laid out warp-major, 32 lanes per warp
+        self._racecheck(sh, s, pos, tid, warp, epoch, ln, is_write, blocks.n)
         w_tid = s["w_tid"][pos]
-        w_same_epoch = (s["w_epoch"][pos] == epoch) & (w_tid >= 0) & (w_tid // wpl != warp)
+        w_same_epoch = (s["w_epoch"][pos] == epoch) & (w_tid >= 0) & (w_tid // WARP != warp)
         if is_write:
             r_tid = s["r_tid"][pos]
-            war = (s["r_epoch"][pos] == epoch) & (r_tid >= 0) & ((r_tid // wpl != warp) | s["r_multi"][pos])
-            self._report("WAW", sh, pos, w_same_epoch, w_tid, s["w_line"][pos], tid, ln, describe)
-            self._report("WAR", sh, pos, war & ~w_same_epoch, r_tid, s["r_line"][pos], tid, ln, describe)
+            war = (s["r_epoch"][pos] == epoch) & (r_tid >= 0) & ((r_tid // WARP != warp) | s["r_multi"][pos])
+            self._report("WAW", sh, pos, w_same_epoch, w_tid, s["w_line"][pos], tid, ln, describe, blocks)
+            self._report("WAR", sh, pos, war & ~w_same_epoch, r_tid, s["r_line"][pos], tid, ln, describe, blocks)
             s["w_tid"][pos] = tid
-            clash = s["w_tid"][pos] // wpl != warp          # two warps wrote it in this very instruction
+            clash = s["w_tid"][pos] // WARP != warp          # two warps wrote it in this very instruction
             if clash.any():
-                self._report("WAW", sh, pos, clash, s["w_tid"][pos], np.full(pos.size, ln), tid, ln, describe)
+                self._report("WAW", sh, pos, clash, s["w_tid"][pos], np.full(pos.size, ln), tid, ln, describe,
+                             blocks)
             s["w_epoch"][pos] = epoch
             s["w_line"][pos] = ln
         else:
-            self._report("RAW", sh, pos, w_same_epoch, w_tid, s["w_line"][pos], tid, ln, describe)
+            self._report("RAW", sh, pos, w_same_epoch, w_tid, s["w_line"][pos], tid, ln, describe, blocks)
             r_tid = s["r_tid"][pos]
             same = s["r_epoch"][pos] == epoch
-            multi = same & (((r_tid // wpl) != warp) | s["r_multi"][pos])
+            multi = same & (((r_tid // WARP) != warp) | s["r_multi"][pos])
             s["r_multi"][pos[~same]] = False
             s["r_tid"][pos] = tid
-            multi |= s["r_tid"][pos] // wpl != warp
+            multi |= s["r_tid"][pos] // WARP != warp
             s["r_multi"][pos[multi]] = True
             s["r_epoch"][pos] = epoch
             s["r_line"][pos] = ln
 
-    def _racecheck(self, sh, s, pos, tid, warp, epoch, ln, is_write) -> None:
+    def _racecheck(self, sh, s, pos, tid, warp, epoch, ln, is_write, times) -> None:
         """racecheck-style tally (before ``access`` updates the shadow); see the module docstring. Readers come
         from the detector's own shadow: the last reader of the epoch and whether readers of several warps."""
-        if "rc_done" not in s:
-            s.update({key: np.full(sh.flat.size, empty, dtype) for key, (dtype, empty) in _RC_SHADOW.items()})
         done = s["rc_done"]
-        nbytes = sh.dtype.itemsize
+        nbytes = sh.dtype.itemsize * times
         w_tid = s["w_tid"][pos]
         w_live = (s["w_epoch"][pos] == epoch) & (w_tid >= 0)
         if is_write:
             r_tid, r_multi = s["r_tid"][pos], s["r_multi"][pos]
             war = (s["r_epoch"][pos] == epoch) & (r_tid >= 0) & ((r_tid != tid) | r_multi)
             # racecheck pairs the write with the last reader; if that is the writer, with the others
-            same = np.where(r_tid != tid, r_tid // 32 == warp, ~r_multi)
+            same = np.where(r_tid != tid, r_tid // WARP == warp, ~r_multi)
             self._tally("WAR", war, same, s["r_line"][pos], ln, pos, nbytes)
             waw = w_live & (w_tid != tid) & ~war
-            self._tally("WAW", waw, w_tid // 32 == warp, s["w_line"][pos], ln, pos, nbytes)
+            self._tally("WAW", waw, w_tid // WARP == warp, s["w_line"][pos], ln, pos, nbytes)
             done[pos] = False
             return
         cand = w_live & (w_tid != tid) & ~done[pos]
@@ -120,7 +196,7 @@ class RaceTracker:
             idx = np.nonzero(cand)[0]
             upos, first = np.unique(pos[idx], return_index=True)
             sel = idx[first]                          # the first other-thread reader of each element
-            self._tally("RAW", np.ones(sel.size, bool), w_tid[sel] // 32 == warp[sel], s["w_line"][pos[sel]],
+            self._tally("RAW", np.ones(sel.size, bool), w_tid[sel] // WARP == warp[sel], s["w_line"][pos[sel]],
                         ln, upos, nbytes)
             done[upos] = True
 
@@ -137,16 +213,23 @@ class RaceTracker:
                 key = (sev, kind, None if fl < 0 else int(fl), None if line < 0 else int(line))
                 self.racecheck[key] += n * nbytes
 
-    def _report(self, kind, sh, pos, hit, other_tid, other_line, tid, line, describe) -> None:
+    def _report(self, kind, sh, pos, hit, other_tid, other_line, tid, line, describe, blocks) -> None:
         n = int(np.count_nonzero(hit))
         if not n:
             return
-        self.count += n
-        self.by_line[line] = self.by_line.get(line, 0) + n
+        self.count += n * blocks.n
+        self.by_line[line] = self.by_line.get(line, 0) + n * blocks.n
         room = MAX_REPORTED - len(self.races)
-        for i in np.nonzero(hit)[0][:max(room, 0)]:
-            blk, first = describe(int(other_tid[i]))
-            _, second = describe(int(tid[i]))
-            ol = int(other_line[i])
-            self.races.append(Race(kind, sh.name, int(pos[i] % sh.size), blk, first, None if ol < 0 else ol,
-                                   second, None if line < 0 else line, tuple(getattr(sh, "shape", ())) or None))
+        if room <= 0:
+            return
+        hits = np.nonzero(hit)[0][:room]
+        shape = tuple(getattr(sh, "shape", ())) or None
+        for shift in ([0] if blocks.offsets is None else blocks.offsets.tolist()):    # block-major, as lanes are
+            for i in hits:
+                if len(self.races) >= MAX_REPORTED:
+                    return
+                blk, first = describe(int(other_tid[i]) + shift)
+                _, second = describe(int(tid[i]) + shift)
+                ol = int(other_line[i])
+                self.races.append(Race(kind, sh.name, int(pos[i] % sh.size), blk, first, None if ol < 0 else ol,
+                                       second, None if line < 0 else line, shape))

@@ -1,0 +1,177 @@
+"""labsim's fast paths against brute force: counting each distinct per-warp access pattern once
+(``CountingModel._many_warps``) and folding uniform blocks onto one race shadow (``labsim.races``).
+
+Both are pure speed: the counters must be what the per-lane reference (labsim_reference) gives warp by warp,
+and races, racecheck tallies and the races kept must be what one shadow copy per block finds.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from labsim import FLOAT4, launch, races
+from labsim.stats import METRIC_NAMES
+
+from labsim_reference import global_counts, shared_counts
+
+DTYPES = [np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64), FLOAT4]
+
+
+@st.composite
+def repeated_patterns(draw):
+    """Warps that repeat a few one-warp patterns at shifted addresses (as the blocks of a tiled kernel do):
+    (element index per thread, active mask, dtype, threads per block, blocks)."""
+    dtype = draw(st.sampled_from(DTYPES))
+    npat = draw(st.integers(1, 3))
+    pats = [np.array(draw(st.lists(st.integers(0, 95), min_size=32, max_size=32))) for _ in range(npat)]
+    masks = [np.array(draw(st.lists(st.booleans(), min_size=32, max_size=32))) | draw(st.booleans())
+             for _ in range(npat)]
+    warps_per_block = draw(st.sampled_from([1, 2, 4, 8]))
+    blocks = draw(st.integers(1, 6))
+    # shifts: multiples of a bank row (same pattern to the model), of one element, or of a sector
+    unit = draw(st.sampled_from([128 // dtype.itemsize, 1, max(1, 32 // dtype.itemsize)]))
+    idx, mask = [], []
+    for _ in range(warps_per_block * blocks):
+        k = draw(st.integers(0, npat - 1))
+        shift = draw(st.integers(0, 6)) * unit
+        idx.append(pats[k] + shift)
+        mask.append(masks[k])
+    return np.concatenate(idx), np.concatenate(mask), dtype, 32 * warps_per_block, blocks
+
+
+@settings(max_examples=150, deadline=None)
+@given(repeated_patterns())
+def test_pattern_counting_matches_per_warp_brute_force(case):
+    idx, mask, dtype, threads, blocks = case
+    size = int(idx.max()) + 1
+    A = np.zeros(size * dtype.itemsize, np.uint8).view(dtype)
+
+    def kernel(blk, A, idx, mask):
+        p = blk.bx * blk.bdx + blk.tx
+        sh = blk.shared(size, dtype, name="sh")
+        with blk.where(mask[p]):
+            blk.sstore(sh, idx[p], blk.load(A, idx[p]))
+            blk.store(A, idx[p], blk.sload(sh, idx[p]))
+
+    stats = launch(kernel, blocks, threads, (A, idx, mask))
+    m = stats.metrics
+    req, sec, _ = global_counts(idx * dtype.itemsize, mask, (blocks,), (threads,), dtype.itemsize)
+    assert m[METRIC_NAMES["global", "ld", "requests"]] == req
+    assert m[METRIC_NAMES["global", "ld", "cost"]] == sec == m[METRIC_NAMES["global", "st", "cost"]]
+    for op in ("ld", "st"):
+        # the shared array starts at 0 in the block's window: byte addresses are idx * itemsize
+        req, wf, conf = shared_counts(idx * dtype.itemsize, mask, (blocks,), (threads,), dtype.itemsize, op)
+        assert m[f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"] == wf
+        assert m[f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum"] == conf
+        assert m[f"smsp__inst_executed_op_shared_{op}.sum"] >= req
+
+
+def _brute_races(wr, rd, threads, sync):
+    """Hazards of ``store sh[wr[t]]; [sync;] load sh[rd[t]]`` in one block in lockstep (all stores, then all
+    loads; the highest thread's store lands last): WAW when the element's final writer is another warp, RAW
+    when a load reads an element whose final writer is another warp."""
+    final = {}
+    for t in range(threads):
+        final[wr[t]] = t
+    waw = sum(1 for t in range(threads) if final[wr[t]] // 32 != t // 32)
+    raw = 0 if sync else sum(1 for t in range(threads) if rd[t] in final and final[rd[t]] // 32 != t // 32)
+    return waw + raw
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 4).map(lambda w: 32 * w), st.integers(2, 5), st.data(), st.booleans())
+def test_uniform_blocks_count_each_block_like_brute_force(threads, blocks, data, sync):
+    """Every block does the same, so the folded shadow stands for all: each block has the one-block count."""
+    wr = np.array(data.draw(st.lists(st.integers(0, 63), min_size=threads, max_size=threads)))
+    rd = np.array(data.draw(st.lists(st.integers(0, 63), min_size=threads, max_size=threads)))
+
+    def kernel(blk, wr, rd):
+        sh = blk.shared(64, np.float32, name="sh")
+        blk.sstore(sh, wr[blk.tx], 1.0)
+        if sync:
+            blk.sync()
+        blk.sload(sh, rd[blk.tx])
+
+    stats = launch(kernel, blocks, threads, (wr, rd))
+    assert stats.race_count == blocks * _brute_races(list(wr), list(rd), threads, sync)
+
+
+def _stats_fields(st_):
+    return (st_.metrics, st_.race_count, [str(r) for r in st_.races], [r.block for r in st_.races],
+            dict(st_.racecheck), st_.races_by_line)
+
+
+@st.composite
+def kernels(draw):
+    """A random sequence of shared stores, loads and barriers; each access indexes by thread alone (the same in
+    every block) or by block and thread (blocks differ), under a mask that is uniform or not."""
+    steps = []
+    for _ in range(draw(st.integers(1, 6))):
+        kind = draw(st.sampled_from(["st", "ld", "ld", "sync"]))
+        if kind == "sync":
+            steps.append(("sync",))
+            continue
+        per_block = draw(st.booleans())
+        table = np.array(draw(st.lists(st.integers(0, 43), min_size=8, max_size=8)))
+        mask = draw(st.sampled_from(["all", "tx", "block"]))
+        steps.append((kind, per_block, table, mask))
+    return steps
+
+
+@pytest.mark.parametrize("schedule", ["lockstep", "adversarial"])
+@settings(max_examples=40, deadline=None)
+@given(kernels(), st.sampled_from([32, 64, 96]), st.integers(2, 4))
+def test_folded_race_shadow_equals_one_copy_per_block(schedule, steps, threads, blocks):
+    out = np.zeros(blocks * threads, np.float32)
+
+    def kernel(blk, out):
+        sh = blk.shared(48, np.float32, name="sh")
+        acc = np.zeros(blk.tx.shape, np.float32)
+        for n, step in enumerate(steps):
+            if step[0] == "sync":
+                blk.sync(line=100 + n)
+                continue
+            kind, per_block, table, mask = step
+            i = table[(blk.tx * 7 + (blk.bx * 3 if per_block else 0)) % 8] + blk.tx % 5
+            cond = {"all": blk.tx >= 0, "tx": blk.tx % 3 != 1, "block": (blk.tx + blk.bx) % 4 != 0}[mask]
+            with blk.where(cond):
+                if kind == "st":
+                    blk.sstore(sh, i, blk.tx.astype(np.float32), line=100 + n)
+                else:
+                    acc = acc + blk.sload(sh, i, line=100 + n)
+        blk.store(out, blk.bx * blk.bdx + blk.tx, acc)
+
+    def run(fold):
+        old = races.FOLD
+        races.FOLD = fold
+        try:
+            out[:] = 0
+            st_ = launch(kernel, blocks, threads, (out,), schedule=schedule)
+            return _stats_fields(st_), out.copy()
+        finally:
+            races.FOLD = old
+
+    (folded, a), (plain, b) = run(True), run(False)
+    assert folded == plain
+    assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_races_kept_follow_lane_order_across_folded_blocks():
+    """More than MAX_REPORTED hazards over several uniform blocks: the races kept are block 0's, then block 1's,
+    as the lanes of the whole group are ordered, and the count is every block's."""
+    def kernel(blk):
+        sh = blk.shared(64, np.float32, name="sh")
+        blk.sstore(sh, blk.tx % 64, 1.0, line=1)
+        blk.sload(sh, (blk.tx + 32) % 64, line=2)     # read what another warp wrote, no barrier
+
+    folded = launch(kernel, 8, 128)
+    old = races.FOLD
+    races.FOLD = False
+    try:
+        plain = launch(kernel, 8, 128)
+    finally:
+        races.FOLD = old
+    assert folded.race_count == plain.race_count > races.MAX_REPORTED
+    assert [str(r) for r in folded.races] == [str(r) for r in plain.races]
+    assert folded.races[-1].block != folded.races[0].block
