@@ -139,10 +139,10 @@ _FAULTS = """
 import resource, sys
 sys.path.insert(0, "tools")
 import bench_kernels
-ins, out, _ = bench_kernels.setup("copy", 1024)
+ins, out, _ = bench_kernels.setup("copy", 2048)
 out.fill(1)                                   # fault the output in before timing the launch
 before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-bench_kernels.run("copy", "python", 1024, times={})
+bench_kernels.run("copy", "python", 2048, times={})
 print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 """
 
@@ -152,7 +152,8 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 def test_first_launch_of_a_process_does_not_fault_its_temporaries_in():
     """A process's first launch kept glibc's initial malloc thresholds: every 128 KiB temporary of a thread set
     was a fresh mmap or trimmed heap, faulted in again (twice the time per element). Page faults, not seconds,
-    so the test does not depend on the machine's load."""
+    so the test does not depend on the machine's load. 2048² (16 thread sets): the heap a tuned process keeps
+    is faulted in once, an untuned process faults its temporaries in again in every set."""
     root = os.path.join(os.path.dirname(__file__), "..", "..")
 
     def faults(tuning: str) -> int:
