@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from labsim.console import html_bundle, quarto_rendering
+from grading.display import html_bundle, quarto_rendering
 
 SCRIPT = Path(__file__).with_name("static_explorer.js")
 MAX_STATES = 20000        # the grid is evaluated at build time and shipped in the page

@@ -4,7 +4,7 @@ from __future__ import annotations
 import html
 from typing import Any, Sequence
 
-from labsim.console import html_bundle, quarto_rendering
+from grading.display import html_bundle, quarto_rendering
 
 
 class Table:
@@ -41,7 +41,7 @@ class Table:
         return None if quarto_rendering() else self.html()
 
     def _repr_markdown_(self) -> str | None:
-        # Quarto: a raw-HTML block, not a text/html output (see labsim.console.html_bundle)
+        # Quarto: a raw-HTML block, not a text/html output (see grading.display.html_bundle)
         return html_bundle(self.html())["text/markdown"] if quarto_rendering() else None
 
     def html(self) -> str:

@@ -4,7 +4,7 @@ cost, the exercise's focus line outlined; a click on an instruction opens one wa
 lane × sector (global) map, drawn as inline SVG.
 
 No script and no external resource: the view is plain HTML + SVG + a scoped ``<style>``, so it works in
-Jupyter, in nbconvert's pages and in Quarto's (shown there as a raw-HTML block: labsim.console.html_bundle)
+Jupyter, in nbconvert's pages and in Quarto's (shown there as a raw-HTML block: grading.display.html_bundle)
 without a CDN and without console errors. The plain text (``CheckReport.text()``) stays for terminals and
 Gradescope, and is the ``text/plain`` of the same display bundle.
 
@@ -54,7 +54,7 @@ STYLE = """<style>
 def show(report: "CheckReport") -> None:
     """Display ``report`` in the running notebook: the HTML view, with the plain text as its ``text/plain``
     (a raw-HTML block under Quarto, which would otherwise load require.js from a CDN); print it elsewhere."""
-    from labsim.console import _in_notebook_kernel
+    from .display import in_notebook_kernel as _in_notebook_kernel
     if not _in_notebook_kernel():
         print(report.text())
         return

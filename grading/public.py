@@ -166,7 +166,7 @@ class CheckReport:
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         # text/html in Jupyter and nbconvert, a raw-HTML block under Quarto; the plain text is the check's
-        from labsim.console import html_bundle
+        from .display import html_bundle
         return html_bundle(self.html(), self.text())
 
     def show(self) -> None:

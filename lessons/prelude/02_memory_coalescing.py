@@ -21,6 +21,7 @@
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -29,7 +30,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 from labsim import estimate_time, launch  # noqa: E402
-from labsim.console import print_header, print_observations, print_table  # noqa: E402
+from figures.console import print_header, print_observations, print_table  # noqa: E402
 from labsim.model import sectors_per_warp  # noqa: E402
 
 QUICK = "--quick" in sys.argv

@@ -1,4 +1,5 @@
-"""labsim.console: text tables for terminals, HTML tables in notebooks, and HTML that Quarto passes through."""
+"""figures.console and grading.display: text tables for terminals, HTML tables in notebooks, and HTML that Quarto
+passes through."""
 from __future__ import annotations
 
 import re
@@ -6,7 +7,8 @@ import sys
 import types
 import unicodedata
 
-from labsim import console
+from figures import console
+from grading import display
 
 
 def _cols(s: str) -> int:
@@ -25,9 +27,9 @@ def test_text_columns_start_at_the_same_display_column():
 def test_html_bundle_depends_on_the_renderer(monkeypatch):
     monkeypatch.delenv("COURSEBUILD_RENDERER", raising=False)
     monkeypatch.delenv("QUARTO_FIG_FORMAT", raising=False)
-    assert set(console.html_bundle("<b>x</b>", "x")) == {"text/html", "text/plain"}
+    assert set(display.html_bundle("<b>x</b>", "x")) == {"text/html", "text/plain"}
     monkeypatch.setenv("COURSEBUILD_RENDERER", "quarto")
-    bundle = console.html_bundle("<b>x</b>", "x")
+    bundle = display.html_bundle("<b>x</b>", "x")
     assert "text/html" not in bundle, "Quarto would load require.js and jQuery from a CDN"
     assert bundle["text/markdown"] == "`````{=html}\n<b>x</b>\n`````\n"
 

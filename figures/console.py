@@ -1,26 +1,12 @@
-"""Console helpers for the prelude scripts: headers, aligned tables (CJK-aware widths), observations."""
+"""Console helpers for the prelude scripts: headers, aligned tables (CJK-aware widths), observations.
+In a Jupyter kernel a table is shown as HTML (``grading.display``'s bundle, which Quarto passes through)."""
 from __future__ import annotations
 
 import html
-import os
 import sys
 import unicodedata
 
-
-def quarto_rendering() -> bool:
-    """True while Quarto executes the notebook (the course build says so; Quarto's kernel has QUARTO_FIG_*)."""
-    return os.environ.get("COURSEBUILD_RENDERER") == "quarto" or "QUARTO_FIG_FORMAT" in os.environ
-
-
-def html_bundle(html_text: str, text: str = "") -> dict:
-    """A display bundle showing ``html_text`` in every renderer.
-
-    Quarto loads require.js and jQuery from a CDN (and runs ``define(...)``, an error offline) on any page
-    with a ``text/html`` output; a raw-HTML markdown block reaches the page unchanged without them.
-    """
-    if quarto_rendering():
-        return {"text/markdown": f"`````{{=html}}\n{html_text}\n`````\n", "text/plain": text or "(HTML)"}
-    return {"text/html": html_text, "text/plain": text or "(HTML)"}
+from grading.display import html_bundle, in_notebook_kernel
 
 
 def _width(text: str) -> int:
@@ -59,12 +45,6 @@ def html_table(headers: list[str], rows: list[list]) -> str:
     return (f'<table class="course-console-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
 
 
-def _in_notebook_kernel() -> bool:
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
-    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
-
-
 def print_table(headers: list[str], rows: list[list]) -> None:
     """Print an aligned text table; in a Jupyter kernel, show it as an HTML table instead.
 
@@ -73,7 +53,7 @@ def print_table(headers: list[str], rows: list[list]) -> None:
     ``text/plain`` alternative).
     """
     text = format_table(headers, rows)
-    if _in_notebook_kernel():
+    if in_notebook_kernel():
         from IPython.display import display
         sys.stdout.flush()   # keep the order of printed lines and the table
         display(html_bundle(html_table(headers, rows), text), raw=True)
