@@ -56,7 +56,8 @@ import numpy as np
 
 # Version of the counting model. Bump it whenever a rule here changes a counter, so that receipts and
 # recorded reports made under another model are re-checked, not trusted.
-MODEL_VERSION = "2"   # 2: the compiled program (CountPlan): LDS.128 merging, branches, aggregated atomics
+MODEL_VERSION = "3"   # 2: the compiled program (CountPlan): LDS.128 merging, branches, aggregated atomics
+#                       3: repeated reads of one location folded into one load (labsim.cuda LoadCache)
 
 _BIG = np.int64(1) << 40
 WARP = 32

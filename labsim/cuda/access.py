@@ -49,11 +49,21 @@ def mem_get(c, p, i, t: CType, line: int, name: str, col: int | None = None):
     _tick(c, line)
     dt = mem_dtype(t)
     idx, view = _offset(p, i, t.size, dt)
+    cache = c.loads
+    if cache is not None:
+        key = (p.space, id(p.buf), t.name)
+        addr = np.broadcast_to(np.asarray(i, dtype=np.int64) * t.size + p.boff, c.act.shape)
+        hit = cache.find(key, addr, c.act)
+        if hit is not None:
+            return hit
     if p.space == "global":
         v = c.blk.load(p.buf, idx, line=line, name=name, view=view, col=col)
     else:
         v = c.blk.sload(p.buf, idx, line=line, name=name, view=view, col=col)
-    return unpack(v, dt) if t.kind == "vec" else v
+    v = unpack(v, dt) if t.kind == "vec" else v
+    if cache is not None:
+        cache.add(key, addr.copy(), np.array(c.act, dtype=bool), v)
+    return v
 
 
 def mem_put(c, p, i, t: CType, v, line: int, name: str, col: int | None = None) -> None:
@@ -65,6 +75,8 @@ def mem_put(c, p, i, t: CType, v, line: int, name: str, col: int | None = None) 
     _tick(c, line)
     dt = mem_dtype(t)
     idx, view = _offset(p, i, t.size, dt)
+    if c.loads is not None:
+        c.loads.store(p.space, p.buf)
     if t.kind == "vec":
         v = pack(v, dt, c.n)
     if p.space == "global":

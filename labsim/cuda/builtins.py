@@ -344,6 +344,8 @@ class CallMixin:
             M = self.coerce(es[0], ct.UINT, node).ev if es else (lambda c: _warp.FULL)
 
             def ev_sync(c):
+                if c.loads is not None:
+                    c.loads.clear()
                 self._warp_call(c, where, name, lambda act, live: _warp.syncwarp(M(c), act, live, name))
             return E(ct.VOID, ev_sync, pure=False)
         if name in WARP_SHUFFLES:
@@ -410,6 +412,8 @@ class CallMixin:
         line, col = self.loc(node)
 
         def ev(c):
+            if c.loads is not None:
+                c.loads.clear()          # other threads' writes become visible: nothing stays in registers
             try:
                 c.blk.sync(line=line)
             except LabsimError as e:
@@ -464,6 +468,8 @@ class CallMixin:
             c.blk.tick(MEM_STEPS)
             ptr = P(c)
             val = V(c)
+            if c.loads is not None:
+                c.loads.store(ptr.space, ptr.buf)
             if neg:
                 val = np.negative(val)
             buf = ptr.buf

@@ -648,6 +648,8 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
                             list(self.shared), sorted((s, k) for k, s in self.coords.items()), self.line(fd.node),
                             self.local_bytes)
         code.rules = self.source_rules()
+        code.restrict = frozenset(k for k, (_, t, pnode) in enumerate(fd.params) if t.kind == "ptr" and re.search(
+            r"\b(__restrict__|__restrict|restrict)\b", self.text(pnode)))
         return code
 
     # ---- source rules: what ptxas does in the common cases (labsim.cuda.sass applies or overrides them) -----

@@ -24,7 +24,7 @@ from .access import mem_dtype
 from .compiler import Compiler
 from .errors import CudaArgumentError, CudaError, CudaSyntaxError, CudaUnsupportedError
 from .preprocess import preprocess
-from .runtime import Ctx, HostBlock, Ptr
+from .runtime import Ctx, HostBlock, LoadCache, Ptr
 from .symbols import FunctionCode, Reparse
 
 MAX_SOURCE_BYTES = 1 << 20
@@ -197,10 +197,14 @@ class Program:
         file = self.filename
         shared, coords, body, nslots, njm = code.shared, code.coords, code.body, code.nslots, code.njm
         slots = code.param_slots
+        restrict = code.restrict
 
         def kernel(blk, *values):
             with np.errstate(all="ignore"):
                 c = Ctx(blk, nslots, njm, file)
+                if fold:
+                    c.loads = LoadCache()
+                    c.loads.restrict = {id(values[k].buf) for k in restrict if isinstance(values[k], Ptr)}
                 for s, v in zip(slots, values):
                     c.v[s] = v
                 for sd in shared:
@@ -222,6 +226,7 @@ class Program:
         else:
             counting = self._counting(counting)
             plan = None if counting == "source" else self.plan(code.name, counting)
+        fold = plan is not None       # the compiled kernel keeps repeated reads in registers
         try:
             stats = _engine_launch(kernel, grid, block, tuple(vals), gpu=gpu, schedule=schedule,
                                    dynamic_smem=dynamic_smem, max_steps=steps, name=code.name,

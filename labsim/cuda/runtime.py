@@ -18,7 +18,7 @@ MEM_STEPS = 20
 class Ctx:
     """Frame of one kernel (or host function) invocation over one thread set."""
 
-    __slots__ = ("act", "base", "blk", "coords", "file", "full", "jm", "jumps", "n", "v")
+    __slots__ = ("act", "base", "blk", "coords", "file", "full", "jm", "jumps", "loads", "n", "v")
 
     def __init__(self, blk, nslots: int, njm: int, file: str) -> None:
         self.blk = blk
@@ -32,6 +32,7 @@ class Ctx:
         self.base = np.array(a, dtype=bool)
         self.act = self.base
         self.full = True
+        self.loads = None                # LoadCache when repeated reads are folded (counting modes with a plan)
 
     def refresh(self) -> None:
         a = self.blk.active
@@ -52,6 +53,54 @@ class Ctx:
 
     def __repr__(self) -> str:
         return f"Ctx({self.n} lanes, {int(np.count_nonzero(self.act))} active)"
+
+
+class LoadCache:
+    """Loads the compiled kernel keeps in registers: a later read of the same location by the same (or fewer)
+    lanes, with no store, atomic or barrier in between and no iteration of a loop that is not unrolled, is served
+    from the register, not from memory, as ptxas folds ``x[i] * x[i]`` into one load (measured on the H200:
+    measurements/h200/round3, fold_square, vmake_int2, ifelse_shared_load, hist_*). Keyed by buffer; each entry
+    holds the byte address per lane, the lanes that loaded and the value."""
+
+    __slots__ = ("entries", "restrict")
+    MAX_PER_BUFFER = 16
+
+    def __init__(self) -> None:
+        self.entries: dict = {}
+        self.restrict: set = set()       # ids of buffers passed as __restrict__ parameters: no other store aliases
+
+    def find(self, key, addr, act):
+        if not act.any():                # a predicated-off instruction still executes: not folded
+            return None
+        for e_addr, e_act, value in self.entries.get(key, ()):
+            if e_addr.shape == np.shape(addr) and not np.any(act & ~e_act) and np.array_equal(
+                    np.where(act, addr, 0), np.where(act, e_addr, 0)):
+                return value
+        return None
+
+    def add(self, key, addr, act, value) -> None:
+        lst = self.entries.setdefault(key, [])
+        if len(lst) >= self.MAX_PER_BUFFER:
+            lst.pop(0)
+        lst.append((addr, act, value))
+
+    def store(self, space: str, buf) -> None:
+        """A store or atomic: global memory may alias any global buffer; a shared array only itself."""
+        if space == "global":
+            mine = id(buf)
+            free = mine in self.restrict    # a store through a __restrict__ pointer aliases no other pointer's
+            for k in [k for k in self.entries if k[0] == "global" and (k[1] == mine or not (free or k[1] in
+                                                                                            self.restrict))]:
+                del self.entries[k]
+        else:
+            for k in [k for k in self.entries if k[0] == "shared" and k[1] == id(buf)]:
+                del self.entries[k]
+
+    def clear(self) -> None:
+        self.entries.clear()
+
+    def __repr__(self) -> str:
+        return f"LoadCache({sum(len(v) for v in self.entries.values())} loads)"
 
 
 def masked(c: Ctx, new, old):

@@ -277,7 +277,8 @@ def plan_for(rules: dict, source: str | None, kernel: str, sites=None, analysis:
         if not mine:
             continue
         if any(mine):
-            branch.discard(site)
+            if site not in rules.get("branch", ()):
+                branch.discard(site)   # predicated; inside the kernel's tail `if` it is both (@!P EXIT, then @P)
         else:
             branch.add(site)
     return CountPlan("sass", {s: v[:3] for s, v in vector.items()}, frozenset(branch), frozenset(aggregate))

@@ -167,7 +167,9 @@ class StmtMixin:
         upd = self.expr(update_node).ev if update_node is not None else None
         self.loops.append(self._loop_state())
         self.scopes.append({})
-        self.unroll.append(self.unroll_candidate(node) if node.type == "for_statement" else None)
+        cand = self.unroll_candidate(node) if node.type == "for_statement" else None
+        self.unroll.append(cand)
+        unrolled = cand is not None     # ptxas unrolls it: its iterations share registers (LoadCache)
         body_f, bj = self.stmt(body_node)
         self.unroll.pop()
         self.scopes.pop()
@@ -209,6 +211,8 @@ class StmtMixin:
                 except StepBudgetError as e:
                     e.where.setdefault("line", line)
                     raise
+                if not unrolled and c.loads is not None:
+                    c.loads.clear()
                 if body_f is not None:
                     j0 = c.jumps
                     body_f(c)
@@ -225,6 +229,8 @@ class StmtMixin:
                 if upd is not None:
                     upd(c)
             c.pop()
+            if not unrolled and c.loads is not None:
+                c.loads.clear()
         return run, bj - own
 
     def _loop_state(self):

@@ -154,6 +154,7 @@ class FunctionCode:
     line: int = 0
     local_bytes: int = 0                       # per-thread arrays, bytes per thread
     rules: dict = field(default_factory=dict)  # source rules' candidates (Compiler.source_rules)
+    restrict: frozenset = frozenset()          # indices of the __restrict__ pointer parameters
 
     def __repr__(self) -> str:
         ps = ", ".join(f"{t} {n}" for n, t in self.params)

@@ -196,3 +196,35 @@ __global__ void k(const P* p, P* q, float* out) {
     assert whole.requests == 6 and whole.cost == 2 * sum(per)
     with pytest.raises(lc.CudaUnsupportedError, match="structs"):
         lc.compile("struct Q { float x; int n; };\n__global__ void k(Q* q) { }", "k.cu")
+
+
+FOLD = r'''
+__global__ void k(const float* {r}x, float* {r}out, float* {r}out2, int n) {{
+    int i = threadIdx.x;
+    {body}
+}}
+'''
+
+
+@pytest.mark.parametrize("body,restrict,loads", [
+    ("out[i] = x[i] * x[i];", "", 1),                                   # one location read twice: one LDG
+    ("out[i] = x[i] + 1.0f; out2[i] = x[i] * 2.0f;", "", 2),            # a store between: x may alias out
+    ("out[i] = x[i] + 1.0f; out2[i] = x[i] * 2.0f;", "__restrict__ ", 1),
+    ("if (x[i] > 0.0f) out[i] = x[i];", "", 1),                         # the condition's load serves the body
+    ("float s = 0.0f; for (int j = 0; j < n; ++j) s += x[i]; out[i] = s;", "", 3),   # a runtime loop: per trip
+    ("float s = 0.0f; for (int j = 0; j < 3; ++j) s += x[i]; out[i] = s;", "", 1),   # unrolled: one load
+    ("out[i] = x[i]; __syncthreads(); out2[i] = x[i];", "__restrict__ ", 2),          # a barrier ends it
+])
+def test_repeated_reads_of_one_location_are_one_load(body, restrict, loads):
+    """What ptxas does (measured: round3 fold_square, fold_after_store, ifelse_shared_load, hist_*): a read of a
+    location already in a register, with no store that may alias, atomic, barrier or runtime-loop trip between,
+    costs no load; counting="source" counts every read as written."""
+    prog = lc.compile(FOLD.format(r=restrict, body=body), "f.cu")
+    x = np.arange(32, dtype=np.float32) - 3
+    folded = (x, np.zeros(32, np.float32), np.zeros(32, np.float32), 3)
+    m = prog.launch("k", 1, 32, folded).stats.metrics
+    assert m["smsp__inst_executed_op_global_ld.sum"] == loads
+    as_written = (x, np.zeros(32, np.float32), np.zeros(32, np.float32), 3)
+    written = prog.launch("k", 1, 32, as_written, counting="source").stats.metrics
+    assert written["smsp__inst_executed_op_global_ld.sum"] == body.count("x[i]") * (3 if "j < " in body else 1)
+    assert np.array_equal(folded[1], as_written[1]) and np.array_equal(folded[2], as_written[2])

@@ -209,6 +209,131 @@ def run_gemm(mode: str | None = None) -> dict:
     return out
 
 
+# ---- round 3: issue 23 item 7's classes (measurements/h200/round3/classes3.cu, results.json "classes3") -------
+R3 = HERE.parent / "round3"
+# ncu counters that depend on the data as the hardware served it (recorded in results.json "data_dependent")
+DATA_DEPENDENT = {"hist_random_4x256": {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum":
+                                        "shared atomics on random bytes: how many lanes of a warp hit one bin"}}
+
+
+def classes3_source(path: Path = R3 / "classes3.cu") -> str:
+    """classes3.cu's device part at its own line numbers (the host code after the kernels and the CHECK macro,
+    which labsim's preprocessor does not take, blanked)."""
+    full = path.read_text(encoding="utf-8")
+    body = full[:full.index("static unsigned g_seed")]
+    return re.sub(r"#define CHECK\(call\).*?while \(0\)\n", lambda m: "\n" * m.group(0).count("\n"), body, flags=re.S)
+
+
+def classes3_launches(path: Path = R3 / "classes3.cu") -> dict[str, tuple]:
+    """{kernel: (grid, block, [argument texts])} in main's order (L, L2D and the histograms' RUN)."""
+    main = path.read_text(encoding="utf-8").split("\nint main(", 1)[1]
+    out = {}
+    for m in re.finditer(r"^\s*(?:if \(which == \d\) )?(L|L2D|RUN)\(([^;]*)\);", main, flags=re.M):
+        parts = [a.strip() for a in m.group(2).split(",")]
+        if m.group(1) == "L2D":
+            name, grid, block, args = parts[0], (int(parts[1]), int(parts[2])), (int(parts[3]), int(parts[4])), parts[5:]
+        else:
+            if not parts[1].isdigit():
+                continue        # the RUN macro's own definition
+            name, grid, block, args = parts[0], int(parts[1]), int(parts[2]), parts[3:]
+        out[name] = (grid, block, args)
+    return out
+
+
+def _lcg_floats(n: int, seed: int = 12345) -> np.ndarray:
+    """classes3.cu's frand(): a 32-bit LCG, (seed >> 8) / 2^24 - 0.5 in float32, n values in order."""
+    a, c, mask = 1664525, 1013904223, (1 << 32) - 1
+    block = 4096
+    first = np.empty(block, np.uint64)
+    x = seed
+    for i in range(block):
+        x = (a * x + c) & mask
+        first[i] = x
+    ak, ck = 1, 0      # the LCG applied ``block`` times: x -> ak * x + ck
+    for _ in range(block):
+        ak, ck = (a * ak) & mask, (a * ck + c) & mask
+    rows = [first]
+    while len(rows) * block < n:
+        rows.append((rows[-1] * np.uint64(ak) + np.uint64(ck)) & np.uint64(mask))
+    seeds = np.concatenate(rows)[:n]
+    return (np.float32(1) * (seeds >> np.uint64(8)).astype(np.float32) / np.float32(16777216.0)
+            - np.float32(0.5)).astype(np.float32)
+
+
+def classes3_buffers():
+    """Fresh device buffers with classes3.cu's inputs (data-dependent kernels need the same bytes)."""
+    n = 1 << 20
+    r = _lcg_floats(2 * n + 4096)
+    h_f, h_i = r[:n], (r[n:2 * n] * np.float32(200.0)).astype(np.int32)
+    h_b = (((r[2 * n:] + np.float32(0.5)) * np.float32(16777216.0)).astype(np.uint32) & 255).astype(np.uint8)
+    bufs = {"fin": h_f.copy(), "fx": h_f.copy(), "fy": h_f.copy(), "fz": h_f.copy(), "iin": h_i,
+            "fout": np.zeros(n, np.float32), "fout2": np.zeros(n, np.float32), "C": np.zeros(n, np.float32),
+            "iout": np.zeros(n, np.int32), "bins": np.zeros(256, np.uint32), "bytes_rand": h_b,
+            "bytes_same": np.full(4096, 7, np.uint8), "bytes_ramp": (np.arange(4096) & 255).astype(np.uint8)}
+    coef = (np.float32(0.25) * np.arange(64, dtype=np.float32) - np.float32(3.0)).astype(np.float32)
+    return bufs, coef
+
+
+def _arg3(text: str, bufs: dict):
+    from labsim.cuda.runtime import Ptr
+    text = re.sub(r"^\((?:const )?\w+\s*\*\)\s*", "", text)       # (const char4*)fin: the buffer, viewed
+    m = re.fullmatch(r"(\w+)\s*\+\s*([\d\s*]+)", text)
+    if m and m.group(1) in bufs:
+        off = 1
+        for f in m.group(2).split("*"):
+            off *= int(f)
+        buf = bufs[m.group(1)]
+        return Ptr(buf, off * buf.itemsize, m.group(1), "global")
+    if text in bufs:
+        return bufs[text]
+    if re.fullmatch(r"\d+\.\d*f", text):
+        return float(text[:-1])
+    return int(text)
+
+
+_PROGRAMS: dict = {}
+
+
+def classes3_program():
+    import labsim.cuda as lc
+    if "p" not in _PROGRAMS:
+        _PROGRAMS["p"] = lc.compile(classes3_source(), "classes3.cu")
+    return _PROGRAMS["p"]
+
+
+def run3_one(name: str, mode: str | None = None) -> dict:
+    """{"counting": mode, metric: value} of one kernel of classes3.cu on labsim (same source, shape and inputs as
+    the H200 run), or {"refused": message}. ``mode`` as run_one's; SASS: tests/fixtures/sass/classes3/."""
+    import warnings
+    try:
+        prog = classes3_program()
+        grid, block, args = classes3_launches()[name]
+        bufs, coef = classes3_buffers()
+        prog.set_constant("c_coef", coef)
+        opts = {} if mode is None else {"counting": mode}
+        if mode == "sass":
+            analysis = recorded_analysis("classes3", "classes3")
+            opts = {"analysis": analysis} if analysis is not None else opts
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # float buffers viewed as char4/short2...: intended here
+            res = prog.launch(name, grid, block, [_arg3(a, bufs) for a in args], **opts)
+    except Exception as e:  # a refusal is a result of the comparison
+        return {"refused": f"{type(e).__name__}: {e}".splitlines()[0][:200]}
+    m = res.stats.metrics
+    rec = {"counting": getattr(res.stats, "counting", "source")}
+    for metric in METRICS:
+        rec[metric] = int(m.get(metric, 0))
+    return rec
+
+
+def recorded3() -> dict:
+    return json.loads((R3 / "results.json").read_text(encoding="utf-8"))["classes3"]["kernels"]
+
+
+def run3_all(mode: str | None = None) -> dict:
+    return {name: run3_one(name, mode) for name in classes3_launches()}
+
+
 def write_sass_fixtures() -> list[Path]:
     """Record the SASS of every compared kernel into tests/fixtures/sass/ (needs nvcc and nvdisasm)."""
     from labsim.cuda import sass
@@ -216,6 +341,7 @@ def write_sass_fixtures() -> list[Path]:
         raise SystemExit("--write-sass-fixtures needs nvcc and nvdisasm")
     jobs = [("classes", n, kernel_source(n)[0]) for n in kernel_names()]
     jobs += [("gemm", n, gemm_source(n)) for n, _, _ in GEMMS]
+    jobs.append(("classes3", "classes3", (R3 / "classes3.cu").read_text(encoding="utf-8")))
     written = []
     for group, name, src in jobs:
         text = sass.disassemble(src)
@@ -287,6 +413,37 @@ def markdown(after: dict, before: dict) -> str:
     return "\n".join(head + summary + [""] + diffs + [""] + full) + "\n"
 
 
+def markdown3(after3: dict) -> str:
+    """The round-3 section of COMPARISON.md: issue 23's classes (round3/classes3.cu), both modes."""
+    h200 = recorded3()
+    rules, sass = after3["source-rules"], after3["sass"]
+    names = [n for n in classes3_launches() if n in h200]
+
+    def keys(n):
+        return [m for m in METRICS if m in h200[n] and m not in DATA_DEPENDENT.get(n, {})]
+    same = {mode: [n for n in names if all(_cell(res[n], m) == h200[n][m] for m in keys(n))]
+            for mode, res in after3.items()}
+    head = ["# Round 3: issue 23's kernel classes (`measurements/h200/round3/classes3.cu`)", "",
+            "The same source, shapes and inputs as the H200 run (`round3/results.json`, block `classes3`; labsim "
+            "compiles the file's device part and launches each kernel as `main` does). SASS: "
+            "`tests/fixtures/sass/classes3/classes3.sass`. Counters that depend on how the hardware served contended "
+            "atomics are left out: " + "; ".join(f"`{n}` {', '.join(short(m) for m in ms)} ({next(iter(ms.values()))})"
+                                                   for n, ms in DATA_DEPENDENT.items()) + ".", "",
+            f"Kernels with every compared counter equal to the H200: source rules **{len(same['source-rules'])} of "
+            f"{len(names)}**, SASS **{len(same['sass'])} of {len(names)}**.", "",
+            "| kernel | counters | source rules | SASS |", "| --- | ---: | ---: | ---: |"]
+    diffs = ["", "## Round 3: every counter where labsim differs from the H200", "",
+             "| kernel | counter | H200 | source rules | SASS |", "| --- | --- | ---: | ---: | ---: |"]
+    for n in names:
+        ks = keys(n)
+        head.append(f"| `{n}` | {len(ks)} | {_equal(rules[n], h200[n], ks)} | {_equal(sass[n], h200[n], ks)} |")
+        for m in ks:
+            hv, a, b = h200[n][m], _cell(rules[n], m), _cell(sass[n], m)
+            if a != hv or b != hv:
+                diffs.append(f"| `{n}` | {short(m)} | {hv} | {a}{'' if a == hv else ' ✗'} | {b}{'' if b == hv else ' ✗'} |")
+    return "\n".join(head + diffs) + "\n"
+
+
 def run_all(mode: str | None) -> dict:
     return {**run_labsim(mode), **run_gemm(mode)}
 
@@ -305,11 +462,13 @@ def main(argv=None) -> int:
             print(path.relative_to(ROOT))
         return 0
     after = {mode: run_all(mode) for mode in MODES}
+    after3 = {mode: run3_all(mode) for mode in MODES}
     if args.json:
-        Path(args.json).write_text(json.dumps(after, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        Path(args.json).write_text(json.dumps({"classes": after, "classes3": after3}, indent=1, sort_keys=True)
+                                   + "\n", encoding="utf-8")
     if args.markdown:
         before = json.loads(Path(args.before).read_text(encoding="utf-8"))
-        Path(args.markdown).write_text(markdown(after, before), encoding="utf-8")
+        Path(args.markdown).write_text(markdown(after, before) + "\n" + markdown3(after3), encoding="utf-8")
     classes, gemm = recorded()
     h200 = {**classes, **gemm}
     for mode, results in after.items():
@@ -319,6 +478,15 @@ def main(argv=None) -> int:
                 continue
             diff = [f"{short(k)} {h200[name][k]}/{rec[k]}" for k in METRICS if k in h200[name]
                     and h200[name][k] != rec[k]]
+            print(f"{name} [{rec['counting']}]: {'OK' if not diff else 'H200/labsim: ' + '; '.join(diff)}")
+    h3 = recorded3()
+    for mode, results in after3.items():
+        for name, rec in results.items():
+            if "refused" in rec:
+                print(f"{name} [{mode}]: refused: {rec['refused']}")
+                continue
+            diff = [f"{short(k)} {h3[name][k]}/{rec[k]}" for k in METRICS if k in h3[name]
+                    and h3[name][k] != rec[k] and k not in DATA_DEPENDENT.get(name, {})]
             print(f"{name} [{rec['counting']}]: {'OK' if not diff else 'H200/labsim: ' + '; '.join(diff)}")
     return 0
 
