@@ -16,7 +16,6 @@ from pathlib import Path
 from .report import csv_cell
 
 FIELDS = ("score", "max_score", "verdict", "veto", "pending_manual")
-UNIT_ORDER = ("p2", "lesson08", "lesson09", "lesson10")     # the course's order; others follow as first seen
 MAX_RESULTS_BYTES = 5_000_000
 
 
@@ -72,8 +71,9 @@ def read_entries(folder: Path) -> list[Entry]:
 
 
 def merge(folders: list[Path], order: list[str] | None = None) -> tuple[list[str], dict[str, dict[str, Entry]]]:
-    """(exercises in unit order, student -> exercise -> entry); a student graded twice for one exercise
-    (the same name in two folders) is an error, not a silent overwrite."""
+    """(exercises in ``order``, else in the order of the folders given, student -> exercise -> entry); a
+    student graded twice for one exercise (the same name in two folders) is an error, not a silent overwrite.
+    The grader knows no course: the instructor's command line (or ``order``) says which unit comes first."""
     table: dict[str, dict[str, Entry]] = {}
     seen: list[str] = []
     for folder in folders:
@@ -84,7 +84,7 @@ def merge(folders: list[Path], order: list[str] | None = None) -> tuple[list[str
             row[e.exercise] = e
             if e.exercise not in seen:
                 seen.append(e.exercise)
-    rank = {x: i for i, x in enumerate(order or UNIT_ORDER)}
+    rank = {x: i for i, x in enumerate(order or ())}
     exercises = sorted(seen, key=lambda x: (rank.get(x, len(rank)), seen.index(x)))
     return exercises, table
 

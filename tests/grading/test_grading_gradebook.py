@@ -43,14 +43,17 @@ def _rows(path):
     return list(csv.DictReader(path.open(encoding="utf-8")))
 
 
-def test_one_row_per_student_columns_in_unit_order(graded, tmp_path):
+def test_one_row_per_student_columns_in_the_order_given(graded, tmp_path):
     l9, p2 = graded
     out = tmp_path / "course.csv"
-    assert main(["gradebook", str(l9), str(p2), "--out", str(out)]) == 0
+    assert main(["gradebook", str(l9), str(p2), "--out", str(tmp_path / "other.csv")]) == 0
+    head = list(_rows(tmp_path / "other.csv")[0])
+    assert head.index("lesson09 score") < head.index("p2 score")       # the grader knows no course order
+    assert main(["gradebook", str(p2), str(l9), "--out", str(out)]) == 0
     rows = {r["student"]: r for r in _rows(out)}
     assert set(rows) == {"alice", "bob", "cmd", "carol"}
     head = list(_rows(out)[0])
-    assert head.index("p2 score") < head.index("lesson09 score")       # p2 comes first in the course
+    assert head.index("p2 score") < head.index("lesson09 score")       # as the instructor listed them
     alone = {r["submission"]: r for r in _rows(l9 / "gradebook.csv")}
     assert rows["alice"]["lesson09 score"] == alone["alice"]["score"]
     assert rows["alice"]["p2 score"] == "7" and rows["carol"]["lesson09 verdict"] == "missing"

@@ -95,3 +95,26 @@ def run_cell(source: str, ns: dict):
         exec(compile(tree, "<lesson cell>", "exec"), ns)          # the lesson's own cells, not student code
         value = eval(compile(ast.Expression(last.value), "<lesson cell>", "eval"), ns) if last else None
     return value, buf.getvalue()
+
+
+def graded_lessons() -> list[tuple[Path, str, str, str]]:
+    """(lesson path, exercise id, target, reference fill) for every page of the site, in its order, that has an
+    exercise cell, except the prelude's (lessons/prelude/: the P2 script's companion, not a graded lesson's
+    structure). The exercise is the one whose ``target`` the cell's ``%%writefile`` names."""
+    from coursebuild.site import load_site
+    from figures.lessonkit import reference_fill
+    from grading.spec import resolve
+    out = []
+    for page in load_site(REPO).order:
+        path = REPO / page
+        if not page.startswith("lessons/") or page.startswith("lessons/prelude/"):
+            continue
+        cells = [c for c in read_lesson(path).cells if c.options.get("course_role") == "exercise"]
+        if not cells:
+            continue
+        m = re.match(r"%%writefile (\S+)", cells[0].source)
+        assert m, f"{page}: the exercise cell does not start with %%writefile"
+        ex = resolve(path=m.group(1))
+        assert ex.config["target"] == m.group(1), f"{page}: no exercise has target {m.group(1)}"
+        out.append((path, ex.id, m.group(1), reference_fill(ex.id)))
+    return out

@@ -9,17 +9,19 @@ import re
 
 import pytest
 
-from lessonref import REPO, answer_only, read_lesson
+from lessonref import REPO, answer_only, graded_lessons, read_lesson
 
-# lesson file -> (exercise id, the file its exercise cell writes, the reference fill of the blank)
-LESSONS = {
-    "lesson08_transpose_naive.qmd": ("lesson08", "/tmp/08_transpose_naive.cu", "col * M + row"),
-    "lesson09_transpose_tiled.qmd": ("lesson09", "/tmp/09_transpose_tiled.cu", "TILE_DIM + 1"),
-    "lesson10_gemm_tiled.qmd": ("lesson10", "/tmp/10_gemm_tiled.cu", "(t + ty) * N + col"),
-}
+# Every lesson page with an exercise, in the site's order (_quarto.yml: the one list of lessons); its exercise
+# is the grading folder whose target the exercise cell writes, its fill the reference solution's.
+LESSONS = {path.relative_to(REPO / "lessons").as_posix(): (eid, target, fill)
+           for path, eid, target, fill in graded_lessons()}
 
 
-@pytest.fixture(scope="module", params=sorted(LESSONS))
+def test_the_course_has_graded_lessons():
+    assert len(LESSONS) >= 3 and all(not name.startswith("prelude/") for name in LESSONS)
+
+
+@pytest.fixture(scope="module", params=list(LESSONS))
 def lesson(request):
     path = REPO / "lessons" / request.param
     lesson = read_lesson(path)
