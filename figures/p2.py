@@ -715,29 +715,34 @@ def prediction_table(show_answers: bool = False,
                  caption=t("先预测，再用探索器或下面的答案核对（labsim）", "predict, then check (labsim)"))
 
 
-def exercise_source(blank: str, block: tuple[int, int] | None = None) -> str:
+EXERCISE_SHAPE = (32, 256)       # the template's (TILE, THREADS)
+
+
+def exercise_source(blank: str, tile: int | None = None, threads: int | None = None) -> str:
     """The P2 exercise's CUDA source (grading's template) with the blank filled and, optionally, another block
-    shape (BLOCK_X, BLOCK_Y); line numbers never shift."""
+    width TILE or block size THREADS; line numbers never shift."""
     path = exercise_template("p2")
     src = path.read_text(encoding="utf-8")
     if src.count("______") != 1:
         raise ValueError(f"{path}: expected exactly one blank ______")
     src = src.replace("______", blank)
-    if block is not None:
-        for name, v in zip(("BLOCK_X", "BLOCK_Y"), block):
-            old = next(ln for ln in src.splitlines() if ln.startswith(f"constexpr int {name} ="))
-            src = src.replace(old, f"constexpr int {name} = {int(v)};")
+    for name, v in (("TILE", tile), ("THREADS", threads)):
+        if v is None:
+            continue
+        old = next(ln for ln in src.splitlines() if ln.startswith(f"constexpr int {name} ="))
+        head, _, comment = old.partition(";")
+        src = src.replace(old, f"constexpr int {name} = {int(v)};{comment}")
     return src
 
 
-def run_exercise(M: int, N: int, blank: str, block: tuple[int, int] | None = None,
+def run_exercise(M: int, N: int, blank: str, tile: int | None = None, threads: int | None = None,
                  seed: int = 0, alpha: float = 2.0):
     """Compile the exercise kernel with labsim.cuda and run its host launcher on a random M×N matrix;
-    returns (result, input, output)."""
+    returns (result, input, output); elements never written stay NaN."""
     from labsim.cuda import compile as compile_cuda
-    prog = compile_cuda(exercise_source(blank, block), "p2_scale.cu")
+    prog = compile_cuda(exercise_source(blank, tile, threads), "p2_scale.cu")
     a = np.random.default_rng(seed).standard_normal((M, N)).astype(np.float32)
-    b = np.zeros_like(a)
+    b = np.full_like(a, np.nan)
     res = prog.call("launch_scale", a, b, M, N, np.float32(alpha), 0)
     return res, a, b
 
@@ -746,24 +751,34 @@ def _global(res, op: str):
     return next(s for s in res.instructions if s.space == "global" and s.op == op)
 
 
+def _lines_of_sample(s) -> int:
+    """128-byte lines (4 sectors each) one recorded warp of instruction ``s`` touched."""
+    wa = s.sample
+    act = np.asarray(wa.active, bool)
+    return int(np.unique(np.asarray(wa.addr, dtype=np.int64)[act] // 128).size)
+
+
 def exercise_table(blanks: Sequence[str], M: int = 64, N: int = 96,
-                   blocks: Sequence[tuple[int, int]] = ((32, 8),)) -> Table:
-    """The exercise kernel on labsim for several fills and block shapes: result, load and store sectors per
-    request and efficiency."""
+                   shapes: Sequence[tuple[int, int]] = (EXERCISE_SHAPE,)) -> Table:
+    """The exercise kernel on labsim for several fills and (TILE, THREADS): result, load and store sectors per
+    request and efficiency, and the 128-byte lines one warp's load touches."""
     rows = []
     for blank in blanks:
-        for block in blocks:
-            res, a, b = run_exercise(M, N, blank, block)
+        for tile, threads in shapes:
+            res, a, b = run_exercise(M, N, blank, tile, threads)
             ld, st = _global(res, "ld"), _global(res, "st")
-            rows.append([f"idx = {blank}", f"dim3 block({block[0]}, {block[1]})",
+            rows.append([f"e = {blank}", f"TILE {tile}，THREADS {threads}",
                          t("对", "right") if np.array_equal(b, np.float32(2.0) * a) else t("错", "wrong"),
-                         round(ld.cost / ld.requests, 2), _pct(_eff(ld)), round(st.cost / st.requests, 2), _pct(_eff(st))])
-    return Table([t("填空", "blank"), t("block 形状", "block"), t("结果", "result"), t("读 in：sector/请求", "load sectors/req"),
-                  t("读效率", "load eff."), t("写 out：sector/请求", "store sectors/req"), t("写效率", "store eff.")], rows,
+                         ld.requests, round(ld.cost / ld.requests, 2), _pct(_eff(ld)), _lines_of_sample(ld),
+                         round(st.cost / st.requests, 2), _pct(_eff(st))])
+    return Table([t("填空", "blank"), t("块", "block"), t("结果", "result"), t("读 in：请求数", "load requests"),
+                  t("读 in：sector/请求", "load sectors/req"), t("读效率", "load eff."),
+                  t("一个 warp 读 in 碰到的 128 字节 line", "128-B lines (one warp)"),
+                  t("写 out：sector/请求", "store sectors/req"), t("写效率", "store eff.")], rows,
                  caption=t(f"labsim.cuda：练习的内核，{M}×{N} 矩阵", f"labsim.cuda: the exercise kernel, {M}×{N}"))
 
 
-def edge_table(N: int = 45, rows_: Sequence[int] = (0, 1, 2, 3)) -> Table:
+def edge_table(N: int = 46, rows_: Sequence[int] = (0, 1, 2, 3)) -> Table:
     """The right-edge warp of the exercise (block column 1, N not a multiple of 32): active lanes and sectors
     of its load, row by row, run on labsim."""
     out = []
@@ -779,3 +794,89 @@ def edge_table(N: int = 45, rows_: Sequence[int] = (0, 1, 2, 3)) -> Table:
                   t("sector/请求", "sectors/req"), t("要的字节", "asked"), t("搬的字节", "moved"), t("效率", "efficiency")],
                  out, caption=t(f"labsim：N = {N} 时 blockIdx.x = 1 的 warp（col = 32..{N - 1} 活跃）读 in",
                                 f"labsim: right-edge warp, N = {N}"))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the offset and stride sweep: efficiency per request next to the H200's time and traffic
+# ---------------------------------------------------------------------------------------------------------
+def sweep_warp(sweep: str, s: int) -> WarpAccess:
+    """One warp of the sweep's copy on labsim: lane k loads element ``s + k`` ("offset") or ``s * k``
+    ("stride"). Every warp of the launch has this pattern shifted by a multiple of 128 bytes (32 lanes × 4 B, or
+    × s), so warp 0 stands for all of them."""
+    if sweep not in ("offset", "stride"):
+        raise ValueError(f"sweep must be 'offset' or 'stride', got {sweep!r}")
+    k = np.arange(WARP)
+    return one_warp(s + k if sweep == "offset" else s * k, 4)
+
+
+def h200_sweep(path: str | Path | None = None) -> dict:
+    """measurements/h200/round3's sweep ({} when not recorded): {"points": {(sweep, s): timing},
+    "ncu": {(sweep, s): counters}, "what", "source", "meta"}."""
+    data = _recorded("round3_sweep", path)
+    if not data:
+        return {}
+    points = {(p["sweep"], int(p["s"])): p for p in data.get("points", [])}
+    ncu = {(sw, int(s)): m for sw, by in data.get("ncu", {}).items() for s, m in by.items()}
+    return {"points": points, "ncu": ncu, "what": data.get("what", ""), "source": data.get("source", ""),
+            "meta": data.get("meta", {})}
+
+
+def sweep_table(path: str | Path | None = None) -> Table:
+    """The copy's offset and stride sweep at the points Nsight Compute counted: labsim's sectors per request and
+    efficiency per request, beside the H200's bandwidth, L1 hits, L2 read sectors and DRAM read bytes."""
+    rec = h200_sweep(path)
+    keys = sorted(rec.get("ncu", {}), key=lambda k: (k[0] != "offset", k[1])) or \
+        [("offset", s) for s in (0, 1, 2, 4, 8, 16, 32)] + [("stride", s) for s in (1, 2, 4, 8, 16, 32)]
+    base = {"offset": ("offset", 0), "stride": ("stride", 1)}
+    rows = []
+    for sweep, s in keys:
+        wa = sweep_warp(sweep, s)
+        label = t(f"错位：out[i + {s}] = in[i + {s}]", f"offset {s}") if sweep == "offset" else \
+            t(f"跨步：out[{s}·i] = in[{s}·i]", f"stride {s}")
+        p, m = rec.get("points", {}).get((sweep, s)), rec.get("ncu", {}).get((sweep, s))
+        b = rec.get("ncu", {}).get(base[sweep])
+        if p and m and b:
+            hit = m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"]
+            l1 = m[SECTORS_LD]
+            l2 = m["lts__t_sectors_srcunit_tex_op_read.sum"]
+            rows.append([label, int(wa.sectors), _pct(efficiency(wa)), round(l1 / m[REQUESTS_LD], 2),
+                         round(p["gbps_median"]), _pct(100.0 * hit / l1),
+                         f"{l2 / b['lts__t_sectors_srcunit_tex_op_read.sum']:.2f}×",
+                         round(m["dram__bytes_read.sum"] / 2**20)])
+        else:
+            rows.append([label, int(wa.sectors), _pct(efficiency(wa)), NOT_RECORDED, "", "", "", ""])
+    meta = rec.get("meta", {})
+    notes = [t(f"H200：{rec['source']}，{meta.get('date', '?')}，nvcc {meta.get('nvcc', '?')}（{meta.get('nvcc_flags', '')}），"
+               f"Nsight Compute {meta.get('ncu', '?')}。{rec['what']}。", "H200: measurements/h200/round3")
+             if rec else t("本机没有 measurements/h200/round3 的记录：H200 各列未记录。", "not recorded")]
+    if rec:
+        notes.append(t("L2 读 sector 以每组第一行（错位 0、跨 1）为 1；DRAM 读取的字节包括写入时从显存补齐部分 sector "
+                       "的读（measurements/h200/round3/README.md 的推断）。", "L2 sectors relative to the first row of each sweep"))
+    return Table([t("访问（256 线程的 block，每个线程复制一个 float）", "access"), t("labsim：sector/请求", "labsim sectors/req"),
+                  t("每请求效率", "efficiency per request"), t("H200：L1 读 sector/请求", "H200 L1 ld sectors/req"),
+                  t("H200：GB/s（中位数）", "H200 GB/s"), t("L1 命中的读 sector", "L1 hit sectors"),
+                  t("L2 读 sector（相对）", "L2 read sectors (rel.)"), t("DRAM 读（MiB）", "DRAM read MiB")], rows,
+                 caption=t("错位和跨步的 copy：每请求的效率（labsim）与 H200 上的时间和流量",
+                           "offset and stride copy: efficiency per request vs the H200's time and traffic"),
+                 notes=notes)
+
+
+def sweep_figure(path: str | Path | None = None) -> Figure:
+    """H200 bandwidth of every recorded sweep point next to labsim's efficiency per request (two panels)."""
+    rec = h200_sweep(path)
+    fig = Figure(figsize=(min(PAGE_WIDTH_IN, 9.0), 3.4), layout="constrained")
+    axes = fig.subplots(1, 2)
+    for ax, sweep, xs in ((axes[0], "offset", range(0, 33)), (axes[1], "stride", range(1, 33))):
+        eff = [efficiency(sweep_warp(sweep, s)) for s in xs]
+        gb = [rec["points"][(sweep, s)]["gbps_median"] if rec and (sweep, s) in rec["points"] else np.nan for s in xs]
+        base = gb[0]
+        ax.plot(list(xs), eff, "o-", ms=3, color="#3182bd", label=t("每请求效率（labsim）", "efficiency per request"))
+        ax.plot(list(xs), [100.0 * g / base for g in gb], "s-", ms=3, color="#d95f02",
+                label=t("H200 带宽（相对第一个点）", "H200 bandwidth (rel.)"))
+        ax.set_ylim(0, 110)
+        ax.set_xlabel(t("错位（元素）", "offset (elements)") if sweep == "offset" else t("跨度（元素）", "stride (elements)"))
+        ax.set_ylabel("%")
+        ax.set_title(t("错位 0–32", "offset 0-32") if sweep == "offset" else t("跨步 1–32", "stride 1-32"))
+        ax.grid(alpha=0.3)
+    axes[0].legend(loc="lower left", fontsize=8)
+    return fig

@@ -92,6 +92,16 @@ def parse_sass_counts(text: str) -> dict[str, dict[str, int]]:
     return out
 
 
+def parse_round3_sweep(text: str) -> dict:
+    """round3/results.json reduced to P2's offset/stride sweep (its ``sweep`` block) and the run's meta
+    (gpu, driver, nvcc, ncu, date, command): the whole file is 650 KB, the kit needs 30 KB of it."""
+    data = json.loads(text)
+    keep = ("gpu", "driver", "nvcc", "ncu", "date", "nvcc_flags", "command", "ncu_flags")
+    meta = {k: data.get("meta", {}).get(k) for k in keep}
+    meta["sweep_commands"] = {k: v for k, v in data.get("meta", {}).get("commands", {}).items() if "sweep" in k}
+    return {"meta": meta, **data["sweep"]}
+
+
 # name -> (file under measurements/h200/, parser). README.md there describes each file.
 SOURCES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "round1": ("results.json", _json),                    # microbench.cu: one-warp/small kernels, contract counters
@@ -106,12 +116,13 @@ SOURCES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "sanitizer": ("raw/sanitizer.txt", parse_sanitizer),  # parsed: see parse_sanitizer
     "gemm_registers": ("raw2/gemm/ncu_gemm_64.csv", parse_registers),
     "gemm_sass": ("raw2/sass_gemm_bench.txt", parse_sass_counts),
-    "gemm_tiled_source": ("gemm/gemm_tiled.cuh", _text),  # the CUDA source the H200 ran (2 KB), for line numbers
+    "gemm_tiled_source": ("gemm/gemm_tiled.cuh", _text),
+    "round3_sweep": ("round3/results.json", parse_round3_sweep),   # P2's offset/stride copy sweep (issue 26)  # the CUDA source the H200 ran (2 KB), for line numbers
 }
 # What the lessons read: the student kit carries these (tests/figures/test_recordings.py runs every lesson's
 # H200 table from the bundle alone).
 KIT = ("round1", "bandwidth", "bandwidth_details", "gemm", "p2", "racecheck", "sanitizer", "gemm_registers",
-       "gemm_sass", "gemm_tiled_source")
+       "gemm_sass", "gemm_tiled_source", "round3_sweep")
 
 
 def measurements_dir() -> Path:

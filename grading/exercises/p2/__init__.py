@@ -1,1 +1,1 @@
-"""Prelude P2: memory coalescing; the blank is the thread-to-element index of a row-major matrix."""
+"""Prelude P2: memory coalescing; the blank is which element of a 32×32 block each thread moves (the mapping)."""

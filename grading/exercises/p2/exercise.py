@@ -1,15 +1,16 @@
 """P2's exercise code: how launch_scale is called, its reference output, the coalesced reference counts, and
-the right-by-luck veto (right output, more sectors per request than the row-major index)."""
+what one warp of a submission did (for messages that show the student's mapping, not the fix)."""
 from __future__ import annotations
 
 import numpy as np
 
-from grading.results import Veto
 from grading.sim import Call, Case, Output
 
 ALPHA = 2.0                     # a power of two: alpha * x rounds the same on every float32 path
-BLOCK = (32, 8)                 # the template's BLOCK_X, BLOCK_Y (a region edits may not touch)
+TILE, THREADS = 32, 256         # the template's TILE and THREADS (a region edits may not touch)
+PER_THREAD = TILE * TILE // THREADS
 FOCUS = ("load", "store")
+LABELS = {"load": "读 in", "store": "写 out"}
 
 
 def matrix(id: str, kind: str, M: int, N: int, seed: int = 0) -> Case:
@@ -17,7 +18,8 @@ def matrix(id: str, kind: str, M: int, N: int, seed: int = 0) -> Case:
 
 
 def call(case: Case) -> Call:
-    """``launch_scale(in, out, M, N, alpha, 0)``; out must equal alpha * in, element by element."""
+    """``launch_scale(in, out, M, N, alpha, 0)``; out must equal alpha * in, element by element (NaN: never
+    written)."""
     a = case.rng().standard_normal((case.M, case.N)).astype(np.float32)
     out = np.full((case.M, case.N), np.nan, dtype=np.float32)
     return Call((a.reshape(-1), out.reshape(-1), case.M, case.N, np.float32(ALPHA), 0),
@@ -25,50 +27,39 @@ def call(case: Case) -> Call:
 
 
 def coalesced_counts(M: int, N: int) -> tuple[int, int]:
-    """(requests, sectors) of the load (and of the store) when idx = row * N + col, counted warp by warp with
-    labsim's sector rule on the addresses that mapping gives (the arrays start 256-byte aligned)."""
+    """(requests, sectors) of the load (and of the store) when thread t moves element e = j * THREADS + t of its
+    block, counted warp by warp with labsim's sector rule on the addresses that mapping gives (arrays start
+    256-byte aligned). A request is one warp's instruction with at least one active lane."""
     from labsim.model import sectors_per_warp
-    bx, by = BLOCK
-    gx, gy = -(-N // bx), -(-M // by)
-    # thread (x, y) of block (i, j): col = i*bx + x, row = j*by + y; warps are 32 consecutive x-major threads
-    i, j, y, x = np.meshgrid(np.arange(gx), np.arange(gy), np.arange(by), np.arange(bx), indexing="ij")
-    col, row = (i * bx + x).reshape(-1, 32), (j * by + y).reshape(-1, 32)
+    gx, gy = -(-N // TILE), -(-M // TILE)
+    bx, by, j, t = np.meshgrid(np.arange(gx), np.arange(gy), np.arange(PER_THREAD), np.arange(THREADS),
+                               indexing="ij")
+    e = j * THREADS + t
+    row, col = (by * TILE + e // TILE).reshape(-1, 32), (bx * TILE + e % TILE).reshape(-1, 32)
     active = (row < M) & (col < N)
     addr = (row * N + col).astype(np.int64) * 4
     keep = active.any(axis=1)
     return int(keep.sum()), int(sectors_per_warp(addr[keep], active[keep], 4).sum())
 
 
-def excess(rec) -> dict[str, tuple[float, float]]:
-    """For each focus instruction of one passed run whose sectors exceed the coalesced count:
-    {focus id: (student's sectors per request, coalesced sectors per request)}."""
-    req, sec = coalesced_counts(rec.case.M, rec.case.N)
-    out = {}
-    for fid in FOCUS:
-        s = rec.summary(fid)
-        if s is None or not s.requests:
-            continue
-        if s.cost > sec:
-            out[fid] = (s.cost / s.requests, sec / req)
-    return out
-
-
-def right_by_luck(st) -> Veto | None:
-    """Right output on every case, but the load or the store touches more sectors than the row-major index."""
-    ctx = st.hidden_ctx or st.public_ctx
-    if ctx is None:
-        return None
-    runs = [r for r in ctx.all_runs() if r.ok]
-    if not runs or not all(r.passed for r in runs):
-        return None
-    for rec in runs:
-        bad = excess(rec)
-        if bad:
-            fid, (yours, ref) = next(iter(bad.items()))
-            label = {"load": "读 in", "store": "写 out"}[fid]
-            return Veto("right_by_luck", "结果碰巧正确但核心因果链错误",
-                        f"结果正确，但{label}：每个请求 {yours:g} 个 sector，合并的写法只要 {ref:g} 个：相邻 lane 的地址不相邻。")
-    return None
-
-
-VETOES = [right_by_luck]
+def warp_picture(rec, fid: str) -> str:
+    """What one warp of the run did at focus ``fid`` (labsim's sample): the bytes its active lanes span, the
+    distance between neighbouring lanes and its sectors, as a clause. Empty when there is no sample."""
+    wa = rec.sample(fid)
+    if wa is None:
+        return ""
+    act = np.asarray(wa.active, bool)
+    if not act.any():
+        return ""
+    addr = np.asarray(wa.addr, dtype=np.int64)[act]
+    span = int(addr.max() - addr.min()) + int(wa.itemsize)
+    gaps = np.unique(np.diff(addr)) if addr.size > 1 else np.array([], dtype=np.int64)
+    if gaps.size == 1:
+        gap = f"相邻 lane 的地址相差 {int(gaps[0])} 字节"
+    elif gaps.size:
+        shown = "、".join(str(int(g)) for g in gaps[:4]) + ("……" if gaps.size > 4 else "")
+        gap = f"相邻 lane 的地址差有 {gaps.size} 种（{shown} 字节）"
+    else:
+        gap = "只有一个活跃 lane"
+    return (f"labsim 记录的一个 warp {LABELS[fid]} 时，{int(act.sum())} 个活跃 lane 的地址跨过 {span} 字节，{gap}，"
+            f"碰到 {int(wa.sectors)} 个 sector")

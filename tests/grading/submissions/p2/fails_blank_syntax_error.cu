@@ -2,15 +2,16 @@
 
 namespace {
 
-constexpr int BLOCK_X = 32;
-constexpr int BLOCK_Y = 8;
+constexpr int TILE = 32;                            // 每个 block 负责矩阵里一块 TILE×TILE 的元素
+constexpr int THREADS = 256;                        // 每个 block 的线程数（一维 block）
+constexpr int PER_THREAD = TILE * TILE / THREADS;   // 每个线程搬 4 个元素
 
-// Scale a matrix: out = alpha * in.
-// in, out: [M, N] row-major.
+// 把矩阵乘以 alpha：out = alpha * in。
+// in、out：[M, N]，行主序（第 r 行第 c 列的元素下标是 r * N + c）。
 //
-// block(32, 8): the 32 threads of one warp share threadIdx.y and have
-// threadIdx.x = 0..31, so col runs 0..31 across a warp while row stays fixed.
-// Whether one warp's 32 loads fall into 4 sectors or 32 depends on the index below.
+// 一个 block 的 256 个线程分工搬一块 32×32：块里的元素按行编号 e = 0..1023，
+// e / TILE 是它在块里的行，e % TILE 是它在块里的列。
+// 一维 block 里，一个 warp 是 threadIdx.x 连续的 32 个线程。
 __global__ void scale_kernel(
     const float* __restrict__ in,
     float* __restrict__ out,
@@ -18,14 +19,18 @@ __global__ void scale_kernel(
     int N,
     float alpha
 ) {
-    int col = blockIdx.x * blockDim.x + threadIdx.x;
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int t = threadIdx.x;
 
-    // the last block column and row may stick out of the matrix: those threads do nothing
-    if (row < M && col < N) {
-        int idx = row * N +;
-        float v = in[idx];
-        out[idx] = alpha * v;
+    for (int j = 0; j < PER_THREAD; ++j) {
+        int e = j * THREADS +;
+        int row = blockIdx.y * TILE + e / TILE;
+        int col = blockIdx.x * TILE + e % TILE;
+
+        // 最右一列块和最下一行块可能伸出矩阵：伸出去的元素不读也不写
+        if (row < M && col < N) {
+            float v = in[row * N + col];
+            out[row * N + col] = alpha * v;
+        }
     }
 }
 
@@ -39,7 +44,7 @@ void launch_scale(
     float alpha,
     cudaStream_t stream
 ) {
-    dim3 block(BLOCK_X, BLOCK_Y);
-    dim3 grid((N + BLOCK_X - 1) / BLOCK_X, (M + BLOCK_Y - 1) / BLOCK_Y);
+    dim3 block(THREADS);
+    dim3 grid((N + TILE - 1) / TILE, (M + TILE - 1) / TILE);
     scale_kernel<<<grid, block, 0, stream>>>(in, out, M, N, alpha);
 }
