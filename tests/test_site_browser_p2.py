@@ -67,11 +67,11 @@ def test_p2_page(browser, site, branch):
         # callouts as div.callout, the fallback as details.callout)
         answer = page.locator(".callout-tip", has_text="参考答案与代码实现")
         if branch == "exercise":
-            assert "idx = row * N + col" not in o.main_text()
+            assert "j * THREADS + t" not in o.main_text()
             assert answer.count() == 0
         else:
             assert answer.count() >= 1
-            assert "int idx = row * N + col;" in page.locator("main").first.text_content()
+            assert "int e = j * THREADS + t;" in page.locator("main").first.text_content()
         (ARTIFACTS / renderer).mkdir(parents=True, exist_ok=True)
         page.locator("#p2-coalescing-explorer").screenshot(path=str(ARTIFACTS / renderer / f"{branch}-p2-explorer.png"))
         assert not o.outside, f"the page tried to reach the network: {o.outside[:5]}"

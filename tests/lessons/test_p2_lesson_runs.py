@@ -54,11 +54,18 @@ def test_exercise_branch_runs_and_check_explains_the_blank():
 
 
 def test_exercise_branch_with_the_blank_filled_passes():
-    nb = _run("exercise", fill="row * N + col")
+    nb = _run("exercise", fill="j * THREADS + t")
     check = _check_cell(nb)
     text = _text(check)
     assert "全部通过" in text and "sector" in text, text
     assert any("image/png" in o.get("data", {}) for o in check.outputs), "the check cell draws the sector map"
+
+
+def test_exercise_branch_with_an_uncoalesced_fill_is_told_about_sectors_not_correctness():
+    nb = _run("exercise", fill="t * PER_THREAD + j")
+    text = _text(_check_cell(nb))
+    assert "结果正确" in text and "16.00 个 sector" in text and "4.00 个" in text, text
+    assert "碰巧" not in text and "错误" not in text.split("sector")[0], text
 
 
 def test_answer_branch_runs():
