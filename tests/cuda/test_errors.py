@@ -111,6 +111,8 @@ def test_hostile_sources_never_reach_eval_exec_or_processes(monkeypatch):
     """Compiling and running every hostile source touches neither eval/exec nor subprocesses nor files (with the
     SASS analysis off; test_sass_analysis_only_compiles covers it)."""
     monkeypatch.setenv("LABSIM_SASS", "0")
+    # one launch first: modules the engine imports lazily (numpy.random ...) run `exec` while importing
+    lc.compile(KERNEL.format(body="a[i] = i;"), "warm.cu").launch("k", 1, 32, (np.zeros(64, np.float32), 64))
     calls = []
 
     def spy(name):
