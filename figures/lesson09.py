@@ -306,11 +306,7 @@ def barrier_table(M: int = 65, N: int = 45) -> Table:
                            f"labsim.cuda: the lesson's kernel, {M}×{N} matrix"))
 
 
-def _cell_lines(message: str) -> str:
-    """labsim.cuda's ``file.cu:L:C: error`` as the exercise cell numbers it (L + 1, after ``%%writefile``)."""
-    return re.sub(r"(\w+\.cu):(\d+):(\d+):(?: error:)? ?",
-                  lambda m: t(f"单元格第 {cell_line(int(m[2]))} 行第 {m[3]} 列：", f"cell line {cell_line(int(m[2]))}, "
-                              f"column {m[3]}:"), message, count=1)
+_cell_lines = kit.cell_message
 
 
 def bounds_table(M: int = 65, N: int = 45) -> Table:
@@ -412,8 +408,8 @@ H200_CASES = (
     ("sld_f64_col_pad1_w1", "double tile[32][33]", "tile[lane][7]", lambda: tile_access(1, "float64", "column", index=7)),
     ("sld_f32x4_col_w1", "float4 tile[32][8]", "tile[lane][1]", lambda: float4_access(0, "column", col4=1)),
 )
-WAVEFRONTS_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
-SHARED_LD_INSTR = "smsp__inst_executed_op_shared_ld.sum"
+WAVEFRONTS_LD = kit.metric("shared", "ld", "cost")
+SHARED_LD_INSTR = kit.metric("shared", "ld", "executed")
 
 
 def h200_table(path: str | Path | None = None) -> Table:
@@ -573,11 +569,11 @@ H200_KERNELS = (
     ("transpose_tiled_pad2_64x64", "tiled, float tile[32][34]", ("tiled", {"pad": 2})),
 )
 _PER_REQ = (
-    ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    (kit.metric("global", "ld", "cost"), kit.metric("global", "ld", "requests"),
      ("global", "ld"), t("读 input：sector/请求", "input load: sectors/req")),
-    ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    (kit.metric("global", "st", "cost"), kit.metric("global", "st", "requests"),
      ("global", "st"), t("写 output：sector/请求", "output store: sectors/req")),
-    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__inst_executed_op_shared_ld.sum",
+    (kit.metric("shared", "ld", "cost"), kit.metric("shared", "ld", "executed"),
      ("shared", "ld"), t("读 tile：wavefront/请求", "tile load: wavefronts/req")),
 )
 

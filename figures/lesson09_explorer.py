@@ -130,10 +130,13 @@ def bank_explorer():
     """An ipywidgets panel: padding 0–4, element type, row/column, swizzle, column 0–31 → heatmap and counts.
 
     In Jupyter (a live kernel) every change reruns labsim. While ``python -m coursebuild`` builds the static
-    site it returns :func:`static_bank_explorer` instead (no kernel on a web page).
+    site it returns :func:`static_bank_explorer` instead (no kernel on a web page): ``se.choose``, as every
+    lesson's explorer does.
     """
-    if se.is_static_build():
-        return static_bank_explorer()
+    return se.choose(static_bank_explorer, _widget_explorer)
+
+
+def _widget_explorer():
     import ipywidgets as w
     from IPython.display import display
 

@@ -204,7 +204,7 @@ def _label(name: str) -> str:
 
 def _global(stats, op: str = "ld") -> tuple[int, int]:
     m = stats.metrics
-    return (m[f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum"], m[f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum"])
+    return (m[kit.metric("global", op, "requests")], m[kit.metric("global", op, "cost")])
 
 
 @after_exercise
@@ -329,11 +329,7 @@ def code_of(res, cell_ln: int) -> str:
     return masked(res.source_line(cell_ln - 1).split("//")[0].strip())
 
 
-def cell_message(msg: str) -> str:
-    """An error message with ``10_gemm_tiled.cu:L:C`` turned into the exercise cell's line and column."""
-    return re.sub(rf"{re.escape(TARGET)}:(\d+):(\d+)",
-                  lambda m: t(f"单元格第 {cell_line(int(m[1]))} 行第 {m[2]} 列", f"cell line {cell_line(int(m[1]))}:{m[2]}"),
-                  msg)
+cell_message = kit.cell_message      # labsim.cuda's file:line:col as the exercise cell numbers it
 
 
 @after_exercise
@@ -513,13 +509,13 @@ def bounds_table(shape: tuple[int, int, int] = ODD_SHAPE) -> Table:
 # ---- the H200 --------------------------------------------------------------------------------------------
 
 H200_COLUMNS = (
-    ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", t("全局读请求", "global ld requests")),
-    ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", t("全局读 sector", "global ld sectors")),
-    ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", t("全局写 sector", "global st sectors")),
-    ("smsp__inst_executed_op_shared_ld.sum", t("共享读指令", "shared ld instructions")),
-    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", t("共享读 wavefront", "shared ld wavefronts")),
-    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", t("共享写 wavefront", "shared st wavefronts")),
-    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", t("共享写 bank 冲突", "shared st conflicts")),
+    (kit.metric("global", "ld", "requests"), t("全局读请求", "global ld requests")),
+    (kit.metric("global", "ld", "cost"), t("全局读 sector", "global ld sectors")),
+    (kit.metric("global", "st", "cost"), t("全局写 sector", "global st sectors")),
+    (kit.metric("shared", "ld", "executed"), t("共享读指令", "shared ld instructions")),
+    (kit.metric("shared", "ld", "cost"), t("共享读 wavefront", "shared ld wavefronts")),
+    (kit.metric("shared", "st", "cost"), t("共享写 wavefront", "shared st wavefronts")),
+    (kit.metric("shared", "st", "conflicts"), t("共享写 bank 冲突", "shared st conflicts")),
 )
 
 
@@ -599,11 +595,11 @@ def sass_table(names: tuple[str, ...] = H200_KERNELS[1:]) -> Table:
         res, *_ = run_gemm(name, SHAPE)
         sim = res.stats.metrics
         rows.append([_label(name), none if s is None else s.get("LDS", 0), none if s is None else s.get("LDS.128", 0),
-                     h.get("smsp__inst_executed_op_shared_ld.sum", none),
-                     h.get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", none),
-                     sim["smsp__inst_executed_op_shared_ld.sum"],
-                     sim["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"],
-                     h.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", none)])
+                     h.get(kit.metric("shared", "ld", "executed"), none),
+                     h.get(kit.metric("shared", "ld", "cost"), none),
+                     sim[kit.metric("shared", "ld", "executed")],
+                     sim[kit.metric("shared", "ld", "cost")],
+                     h.get(kit.metric("shared", "ld", "conflicts"), none)])
     return Table([t("内核", "kernel"), t("SASS 里的 LDS（标量）", "scalar LDS in SASS"),
                   t("SASS 里的 LDS.128", "LDS.128 in SASS"), t("H200 共享读指令", "H200 shared ld instr"),
                   t("H200 共享读 wavefront", "H200 shared ld wavefronts"), t("labsim 共享读指令", "labsim shared ld instr"),

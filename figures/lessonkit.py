@@ -65,6 +65,14 @@ def cell_line(file_line: int | None) -> int | None:
     return Numbering(1, True)(file_line)
 
 
+def cell_message(message: str) -> str:
+    """A labsim.cuda message's ``file.cu:L:C: error:`` as the exercise cell numbers it (``单元格第 L+1 行第 C 列：``)."""
+    import re
+    return re.sub(r"([\w.-]+\.cu):(\d+):(\d+):(?: error:)? ?",
+                  lambda m: t(f"单元格第 {cell_line(int(m[2]))} 行第 {m[3]} 列：",
+                              f"cell line {cell_line(int(m[2]))}, column {m[3]}: "), message, count=1)
+
+
 def run(eid: str, blank: str, edits: Sequence[tuple[str, str]] = (), *, args: Sequence[Any],
         schedule: str = "lockstep", **launch_options):
     """Compile the filled exercise with labsim.cuda and call its host launcher with ``args``; returns the
@@ -172,16 +180,27 @@ def needs_fill_note(eid: str) -> Note:
                   f"(this needs the filled exercise: complete the exercise ({target}) and run the check first)"))
 
 
+def needs_fill_figure(eid: str):
+    """A figure holding :func:`needs_fill_note` (a lesson's numbered figure stays a figure on every branch)."""
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(8.0, 1.0))
+    fig.text(0.5, 0.5, str(needs_fill_note(eid)), ha="center", va="center", fontsize=10, wrap=True)
+    return fig
+
+
 def after_exercise(eid: str) -> Callable:
     """Decorator for a lesson function that runs the filled exercise: where there is no fill yet, it returns
-    :func:`needs_fill_note` instead of raising (a figure function returns None after printing the note)."""
+    :func:`needs_fill_note` instead of raising (a function annotated to return a Figure returns
+    :func:`needs_fill_figure`, so the lesson's figure numbers and cross references hold)."""
     def wrap(fn: Callable) -> Callable:
+        figure = "Figure" in str(getattr(fn, "__annotations__", {}).get("return", ""))
+
         @functools.wraps(fn)
         def inner(*args, **kwargs):
             try:
                 return fn(*args, **kwargs)
             except NeedsFill:
-                return needs_fill_note(eid)
+                return needs_fill_figure(eid) if figure else needs_fill_note(eid)
         return inner
     return wrap
 

@@ -115,8 +115,8 @@ SEED_PATTERNS: tuple[tuple[str, str, int, Callable[[np.ndarray], np.ndarray], st
 )
 _PATTERNS = {p[0]: p for p in SEED_PATTERNS}
 
-SECTORS_LD = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
-REQUESTS_LD = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+SECTORS_LD = kit.metric("global", "ld", "cost")
+REQUESTS_LD = kit.metric("global", "ld", "requests")
 
 
 def pattern_access(key: str) -> WarpAccess:
