@@ -162,11 +162,9 @@ def lesson_source(blank: str, *, sync: bool = True, guard_in: str = "right",
 def run_lesson_kernel(M: int, N: int, *, seed: int = 0, schedule: str = "lockstep", **edits):
     """Compile the lesson's CUDA kernel (with ``edits``, see :func:`lesson_source`) and run its host launcher
     on a random M×N matrix with labsim.cuda; returns (result, input, output)."""
-    from labsim.cuda import compile as compile_cuda
-    prog = compile_cuda(lesson_source(**edits), "09_transpose_tiled.cu")
     a = np.random.default_rng(seed).standard_normal((M, N)).astype(np.float32)
     b = np.zeros((N, M), dtype=np.float32)
-    res = prog.call("launch_transpose_tiled", a, b, M, N, 0, schedule=schedule)
+    res = kit.run_source("lesson09", lesson_source(**edits), (a, b, M, N, 0), schedule=schedule)
     return res, a, b
 
 

@@ -118,11 +118,9 @@ def wrong_mask(C: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
 def run_exercise(M: int, N: int, K: int, *, seed: int = 0, schedule: str = "lockstep", **edits):
     """Compile the exercise (with ``edits``, see :func:`exercise_source`) and run its launcher on labsim;
     returns (result, A, B, C). C starts as NaN, so elements never written show as wrong."""
-    from labsim.cuda import compile as compile_cuda
-    prog = compile_cuda(exercise_source(**edits), TARGET)
     A, B = operands(M, N, K, seed)
     C = np.full((M, N), np.nan, dtype=np.float32)
-    (res,) = prog.call("launch_gemm_tiled", A, B, C, M, N, K, 0, schedule=schedule)
+    (res,) = kit.run_source(EXERCISE, exercise_source(**edits), (A, B, C, M, N, K, 0), schedule=schedule)
     return res, A, B, C
 
 

@@ -73,14 +73,20 @@ def cell_message(message: str) -> str:
                               f"cell line {cell_line(int(m[2]))}, column {m[3]}: "), message, count=1)
 
 
-def run(eid: str, blank: str, edits: Sequence[tuple[str, str]] = (), *, args: Sequence[Any],
-        schedule: str = "lockstep", **launch_options):
-    """Compile the filled exercise with labsim.cuda and call its host launcher with ``args``; returns the
-    launcher's result (a labsim.cuda Result, or a tuple of them)."""
+def run_source(eid: str, code: str, args: Sequence[Any], *, schedule: str = "lockstep", **launch_options):
+    """Compile ``code`` (the exercise's template, filled and edited) with labsim.cuda under the exercise's file
+    name and call the exercise's host launcher with ``args``; returns what the launcher returns (a labsim.cuda
+    Result, or a tuple of them)."""
     from labsim.cuda import compile as compile_cuda
     ex = exercise(eid)
-    prog = compile_cuda(source(eid, blank, edits), ex.target_name)
+    prog = compile_cuda(code, ex.target_name)
     return prog.call(ex.config["host_function"], *args, schedule=schedule, **launch_options)
+
+
+def run(eid: str, blank: str, edits: Sequence[tuple[str, str]] = (), *, args: Sequence[Any],
+        schedule: str = "lockstep", **launch_options):
+    """:func:`run_source` of :func:`source` (the template with ``blank`` and ``edits``)."""
+    return run_source(eid, source(eid, blank, edits), args, schedule=schedule, **launch_options)
 
 
 # ---- the fill the demos run ---------------------------------------------------------------------------------
