@@ -11,8 +11,9 @@
 
 怎么读输出
     所有数字都来自 labsim 对每条 warp 指令的计数（与 Nsight Compute 的同名计数器一一对应），每次运行都一样。
-    "HBM 时间" 只按 sector 数 × 32 B ÷ 峰值带宽计算；"估计时间" 取 HBM 时间与共享内存时间（wavefront 数 ÷
-    每个时钟能送出的 wavefront）中较大的一个。两者都不考虑 L1/L2 cache，会高估不合并写法的代价。
+    “显存时间”只按 sector 数 × 32 B ÷ 显存峰值带宽计算（把每个 sector 都当成显存流量）；“估计时间”取显存时间与
+    共享内存时间（wavefront 数 ÷ 每个时钟能送出的 wavefront）中较大的一个，即假设两者完全重叠。估计和实测差多少、
+    差在哪里，演示 2 的观察从 H200 的记录算给你看（8192² 上朴素转置的估计偏乐观：它低估了代价）。
     epoch：同一个 block 里两次 __syncthreads() 之间的一段执行（开头到第一次、最后一次到结尾也各算一段）。
 
 运行
@@ -42,9 +43,10 @@ TILE, BLOCK_ROWS = 32, 8   # Harris 的配置：每块 32×8 个线程负责 32�
 # ---------------------------------------------------------------------------------------------------------
 
 def h200_gbps(kernel: str, kw: dict, n: int) -> str:
-    """The H200's recorded effective bandwidth (GB/s) for one of the script's transposes, or '未记录'
+    """The H200's recorded effective bandwidth (GB/s) for one of the script's transposes, or “未记录”
     (figures.recordings reads measurements/h200/ in the repo and its own copy in the student kit)."""
-    name = {"copy_kernel": "copy", "transpose_naive": "transpose_naive"}.get(kernel)
+    # the H200's copy baseline is copy with __restrict__, as the transposes it is compared with are
+    name = {"copy_kernel": "copy_restrict", "transpose_naive": "transpose_naive"}.get(kernel)
     if name is None:
         name = f"transpose_tiled_pad{kw.get('pad', 0)}"
     try:
@@ -108,7 +110,7 @@ def demo1_patterns(n_blocks: int = 64, threads: int = 256) -> list[dict]:
         "错位一个元素：起点不再对齐到 sector（数组本身按 256 字节对齐），128 字节横跨 5 个 sector，效率 80%。",
         "跨度达到 8 个 float（32 字节）后，每个线程独占一个 sector：搬 1024 字节只用到 128 字节（12.5%）。",
         "广播只搬 1 个 sector；效率超过 100% 是因为 32 个线程要的是同一份 4 字节。随机下标几乎每个线程一个 sector："
-        "有的请求 31 个、有的 32 个，所以'每个请求的 sector'是平均值，搬的字节给出范围（一个请求总是整数个 sector）。",
+        "有的请求 31 个、有的 32 个，所以“每个请求的 sector”是平均值，搬的字节给出范围（一个请求总是整数个 sector）。",
         "更宽的元素（float64、float4）连续读取时效率仍是 100%，而且一个请求搬 256 或 512 字节。",
     ])
     return out
@@ -198,8 +200,8 @@ def demo2_transpose(N: int) -> list[dict]:
         out.append({"case": name, "stats": st, "correct": ok})
     print_table(["内核", "读 sector", "写 sector", "读效率", "写效率", "合并效率（读写合计）", "写 tile wavefront/请求",
                  "读 tile wavefront/请求", "共享内存每请求 wavefront（读写平均）", "检测到的竞争",
-                 "估计 HBM 时间（相对 copy）", "估计时间 max(HBM, 共享)（相对 copy）", "结果"], rows)
-    print("\n同一组内核，labsim 按各 GPU 预设的峰值带宽估计的有效带宽（GB/s，读写字节 ÷ 估计时间；估计时间取 HBM 与共享内存两者中较慢的一个），"
+                 "估计显存时间（相对 copy）", "估计时间 max(显存, 共享)（相对 copy）", "结果"], rows)
+    print("\n同一组内核，labsim 按各 GPU 预设的峰值带宽估计的有效带宽（GB/s，读写字节 ÷ 估计时间；估计时间取显存与共享内存两者中较慢的一个），"
           "旁边是 Harris 的实测")
     print("（实测为外部来源，非本仓库测量：Mark Harris《An Efficient Matrix Transpose in CUDA C/C++》，"
           "NVIDIA 技术博客，1024×1024）")
@@ -218,27 +220,50 @@ def demo2_transpose(N: int) -> list[dict]:
     print_table(["内核", "M2050 估计", "M2050 实测", "K20c 估计", "K20c 实测", "H200 估计",
                  "H200 实测 1024²", "H200 实测 8192²"], side)
     print("（H200 实测：本仓库 measurements/h200/bandwidth/results.json，30 次计时的中位数；"
-          "1024² 的矩阵留在 L2 里，比较 HBM 带宽请看 8192²。）")
+          "copy 一行的 H200 实测是 copy 加 __restrict__ 的版本（转置内核都用 __restrict__）；"
+          "1024² 的矩阵留在 L2 里，比较显存带宽请看 8192²。）")
     naive, tiled0 = out[1]["stats"], out[2]["stats"]
     print_observations([
         f"朴素转置读的 sector 和 copy 一样，写的 sector 是 copy 的 {naive.gst_sectors / out[0]['stats'].gst_sectors:.0f} 倍："
         "相邻线程写的地址相隔一整行，每个线程独占一个 sector。",
-        "分块之后，全局内存的读和写都回到 copy 的 sector 数：不规整的'转置'挪到了共享内存里完成。",
+        "分块之后，全局内存的读和写都回到 copy 的 sector 数：不规整的“转置”挪到了共享内存里完成。",
         f"合并效率要读写分开看：朴素转置读 {efficiency(naive, 'ld')}、写 {efficiency(naive, 'st')}；"
         f"读写合计的 {naive.coalescing_efficiency() * 100:.0f}% 是两者按搬的字节加权的结果，掩盖了问题只在写这一端。",
         f"不填充时按列读 tile 是 32 路 bank 冲突：写 tile 每请求 1 个 wavefront、读 tile 每请求 32 个；"
-        f"种子脚本的'每请求 {tiled0.bank_conflict_factor():.1f} 个'是读写两种请求的平均，不是哪一条指令的真实代价。"
+        f"种子脚本的“每请求 {tiled0.bank_conflict_factor():.1f} 个”是读写两种请求的平均，不是哪一条指令的真实代价。"
         "每行填充一个元素后读写都是 1 个。",
-        "两个时间估计：'HBM 时间'只数全局 sector，分块不填充和 copy 一样（1.00×）；'估计时间'再算上共享内存"
+        "两个时间估计：“显存时间”只数全局 sector，分块不填充和 copy 一样（1.00×）；“估计时间”再算上共享内存"
         "（每个 wavefront 占 SM 的共享内存一个时钟，Fermi 两个），取两者中较慢的一个，于是 32 路冲突让它明显变慢。"
         "下面的有效带宽表用的是后者。",
-        "两个估计都只数 sector，不含 L1/L2 对相邻写的合并，所以会高估朴素转置的代价；Harris 的实测在两代 GPU 上"
-        "差别也很大。计数器用来比较写法、定位问题，不用来预测秒数。",
+        estimate_vs_h200(naive, out[0]["stats"], side),
         "忘了 __syncthreads()：锁步调度下每条语句先让所有 warp 执行完，结果碰巧是对的，但 labsim 报告了大量跨 warp 的"
-        "'写后读'竞争；换成对抗调度（同一个 epoch——两次屏障之间的一段执行——里 warp 依次执行，后面的 warp 先跑），"
+        "“写后读”竞争；换成对抗调度（同一个 epoch——两次屏障之间的一段执行——里 warp 依次执行，后面的 warp 先跑），"
         "别的 warp 还没写进 tile 的元素就被读走了，结果是错的——真实 GPU 上同样可能发生。",
     ])
     return out
+
+
+def estimate_vs_h200(naive, copy, side: list[list[str]]) -> str:
+    """The observation on the naive transpose's estimate, from the recorded H200 numbers (or a note when the
+    recording is absent): the estimate counts every sector as DRAM traffic at peak bandwidth."""
+    try:
+        from figures.recordings import bandwidth_record
+    except ImportError:
+        bandwidth_record = None
+    rec = bandwidth_record("transpose_naive", 8192) if bandwidth_record else None
+    base = bandwidth_record("copy_restrict", 8192) if bandwidth_record else None
+    factor = naive.gst_sectors / copy.gst_sectors
+    if not rec or not base:
+        return (f"估计把朴素转置多出的 {factor:.0f} 倍写 sector 全部当作显存流量、按峰值带宽计价；"
+                "它和 GPU 上的实测差多少，要有 H200 的记录才能比（本机没有 measurements/h200/bandwidth）。")
+    est = float(side[1][5])                         # the naive row's H200 estimate, GB/s
+    dram = (rec["dram_bytes_read"] + rec["dram_bytes_write"]) / (base["dram_bytes_read"] + base["dram_bytes_write"])
+    return (f"H200 上（8192²）朴素转置估计 {est:.0f} GB/s、实测 {rec['gbps_median']:.0f} GB/s：估计偏乐观，"
+            f"低估了它的代价。估计里的流量却偏多：它把 {factor:.0f} 倍的写 sector 全部当作显存流量，而 Nsight Compute "
+            f"量到的显存读写只有 copy（__restrict__）的 {dram:.2f} 倍——多出的写 sector 要由 L1 和 L2 处理"
+            "（第 8 课的计数器：L1 不合并相邻 warp 的写），L2 在写回显存前把它们凑齐。估计的两个前提"
+            "（每个 sector 都是显存流量、按显存峰值带宽跑满）在这里都不成立：流量算多了，速度又算快了。"
+            "计数器用来比较写法、定位问题，不用来预测秒数。")
 
 
 def main() -> None:
