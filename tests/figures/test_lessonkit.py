@@ -34,15 +34,33 @@ def test_reference_fill_is_read_from_the_solution(eid):
     assert kit.reference_fill(eid) == solution_fill(eid)
 
 
-@pytest.mark.parametrize("eid", ("lesson08", "lesson09", "lesson10"))
-def test_no_figures_module_holds_a_lessons_fill(eid):
+@pytest.mark.parametrize("eid", EXERCISES)
+def test_no_shipped_module_holds_a_lessons_fill(eid):
+    """figures and the exercise's shipped Python files (exercise.py, public checks, common.py) hold no fill."""
     fill = solution_fill(eid)
-    for p in sorted((REPO / "figures").rglob("*")):
-        if p.is_file() and p.suffix in (".py", ".js", ".json"):
+    ex = load_exercise(eid)
+    shipped = [p for p in sorted((REPO / "figures").rglob("*")) if p.suffix in (".py", ".js", ".json")]
+    shipped += [p for p in sorted(ex.folder.glob("*.py")) if p.name not in ex.instructor_files]
+    for p in shipped:
+        if p.is_file():
             assert fill not in p.read_text(encoding="utf-8"), f"{p.relative_to(REPO)} holds {eid}'s answer {fill!r}"
-    common = REPO / "grading" / "exercises" / eid / "common.py"
-    if common.is_file():
-        assert fill not in common.read_text(encoding="utf-8")
+
+
+def test_p2_budget_equals_the_reference_mapping():
+    """P2's public budget, computed without the blank's expression, equals what the reference mapping does."""
+    from grading.exercises.p2.exercise import PER_THREAD, THREADS, TILE, coalesced_counts
+    from labsim.model import sectors_per_warp
+    import numpy as np
+    for M, N in ((1, 1), (32, 32), (45, 70), (100, 33), (7, 260), (64, 96)):
+        gx, gy = -(-N // TILE), -(-M // TILE)
+        bx, by, j, t = np.meshgrid(np.arange(gx), np.arange(gy), np.arange(PER_THREAD), np.arange(THREADS),
+                                   indexing="ij")
+        e = j * THREADS + t                                    # the reference mapping (solution.cu)
+        row, col = (by * TILE + e // TILE).reshape(-1, 32), (bx * TILE + e % TILE).reshape(-1, 32)
+        active = (row < M) & (col < N)
+        keep = active.any(axis=1)
+        addr = (row * N + col).astype(np.int64)[keep] * 4
+        assert coalesced_counts(M, N) == (int(keep.sum()), int(sectors_per_warp(addr, active[keep], 4).sum()))
 
 
 def test_exercise_branch_never_reads_the_solution(monkeypatch, tmp_path):

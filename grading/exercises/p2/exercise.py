@@ -27,15 +27,14 @@ def call(case: Case) -> Call:
 
 
 def coalesced_counts(M: int, N: int) -> tuple[int, int]:
-    """(requests, sectors) of the load (and of the store) when thread t moves element e = j * THREADS + t of its
-    block, counted warp by warp with labsim's sector rule on the addresses that mapping gives (arrays start
-    256-byte aligned). A request is one warp's instruction with at least one active lane."""
+    """(requests, sectors) of the load (and of the store) a coalesced mapping achieves: every warp request covers
+    32 neighbouring columns of one row of a block, counted with labsim's sector rule on those addresses (arrays
+    start 256-byte aligned). A request is one warp's instruction with at least one active lane. (This file ships
+    to students: it states the budget, not the blank's expression.)"""
     from labsim.model import sectors_per_warp
     gx, gy = -(-N // TILE), -(-M // TILE)
-    bx, by, j, t = np.meshgrid(np.arange(gx), np.arange(gy), np.arange(PER_THREAD), np.arange(THREADS),
-                               indexing="ij")
-    e = j * THREADS + t
-    row, col = (by * TILE + e // TILE).reshape(-1, 32), (bx * TILE + e % TILE).reshape(-1, 32)
+    bx, by, r, k = np.meshgrid(np.arange(gx), np.arange(gy), np.arange(TILE), np.arange(32), indexing="ij")
+    row, col = (by * TILE + r).reshape(-1, 32), (bx * TILE + k).reshape(-1, 32)
     active = (row < M) & (col < N)
     addr = (row * N + col).astype(np.int64) * 4
     keep = active.any(axis=1)
