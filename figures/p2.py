@@ -374,6 +374,104 @@ def _widget_explorer():
 
 
 # ---------------------------------------------------------------------------------------------------------
+# the 2-D mapping explorer: row width, the warp's shape in the matrix, where the warp sits
+# ---------------------------------------------------------------------------------------------------------
+MAP_WIDTHS = (32, 33, 40, 45, 46, 48, 64, 96)      # N: the matrix's row width in floats
+MAP_SHAPES = (32, 16, 8, 4, 2, 1)                  # W: a warp covers 32 / W rows × W adjacent columns
+MAP_COLS = (0, 32)                                 # the column the warp starts at (32: the second block column)
+MAP_ROWS = (0, 1, 2, 3)                            # the row the warp starts at
+# buttons on the page; none of them is a question's setting (tests/lessons/test_p2_questions_first.py)
+MAPPING_PRESETS = ({"N": 64, "width": 32, "col0": 0, "row0": 0}, {"N": 64, "width": 1, "col0": 0, "row0": 0},
+                   {"N": 45, "width": 32, "col0": 32, "row0": 1}, {"N": 33, "width": 32, "col0": 32, "row0": 0})
+
+
+def mapping_access(N: int = 64, width: int = 32, col0: int = 0, row0: int = 0) -> WarpAccess:
+    """One warp of a float matrix with rows of ``N`` elements, on labsim: lane k reads element (row0 + k // width,
+    col0 + k % width); lanes whose column is not < N are inactive (the kernel's bounds check)."""
+    if width not in (1, 2, 4, 8, 16, 32):
+        raise ValueError(f"width must divide 32 (1, 2, 4, 8, 16 or 32), got {width}")
+    if N < 1 or col0 < 0 or row0 < 0:
+        raise ValueError(f"N must be positive and col0, row0 non-negative, got N={N}, col0={col0}, row0={row0}")
+    k = np.arange(WARP)
+    row, col = row0 + k // width, col0 + k % width
+    act = col < N
+    return one_warp(np.where(act, row * N + col, 0), 4, act)
+
+
+def describe_mapping(N: int, width: int, col0: int, row0: int) -> str:
+    rows = WARP // width
+    return t(f"N = {N}：warp 从 ({row0}, {col0}) 起，覆盖 {rows} 行 × {width} 列",
+             f"N = {N}: warp from ({row0}, {col0}), {rows} rows × {width} columns")
+
+
+def mapping_state(N: int, width: int, col0: int, row0: int) -> dict:
+    """One state of the mapping explorer (plain JSON): labsim's counts, 128-byte lines, the lane × sector map."""
+    wa = mapping_access(N, width, col0, row0)
+    act = np.asarray(wa.active, bool)
+    lines = int(np.unique(np.asarray(wa.addr, dtype=np.int64)[act] // 128).size) if act.any() else 0
+    m, _ = lane_bytes(wa)
+    lanes, cols = np.nonzero(m)
+    return {"sectors": int(wa.sectors), "lines": lines, "active": int(act.sum()), "requested": requested_bytes(wa),
+            "moved": moved_bytes(wa), "efficiency": _pct(efficiency(wa)), "label": describe_mapping(N, width, col0, row0),
+            "map": {"title": t("lane × sector：lane 在该 sector 里要的字节", "lane × sector: bytes the lane reads"),
+                    "cells": np.stack([lanes, cols, m[lanes, cols]], axis=1).ravel().tolist()}}
+
+
+def static_mapping_explorer(key: str = "p2-mapping-explorer") -> "object":
+    """The static-site mapping explorer: every (N, warp shape, start column, start row) precomputed by labsim."""
+    from . import static_explorer as se
+    parts = [se.Number("sectors", "sector"), se.Number("lines", t("128 字节 line", "128-B lines")),
+             se.Number("active", t("活跃 lane", "active lanes")), se.Number("efficiency", t("效率", "efficiency")),
+             se.Text("label"),
+             se.Heatmap("map", rows=WARP, cols=WARP, bounds=BYTE_BOUNDS, colors=BYTE_COLORS,
+                        legend=["2 B", "4 B", "8 B", "16 B"], xlabel=t("sector（相对编号）", "sector"),
+                        ylabel="lane", label=t("lane 要的字节", "bytes per lane"))]
+    controls = [
+        se.Select("N", t("行宽 N（float）", "row width N"), [(n, str(n)) for n in MAP_WIDTHS], value=64),
+        se.Select("width", t("warp 的形状（行 × 列）", "warp shape"),
+                  [(w, f"{WARP // w} × {w}") for w in MAP_SHAPES], value=32),
+        se.Radio("col0", t("起始列", "first column"), [(c, str(c)) for c in MAP_COLS], value=0),
+        se.Radio("row0", t("起始行", "first row"), [(r, str(r)) for r in MAP_ROWS], value=0),
+    ]
+    presets = [(describe_mapping(**p), dict(p)) for p in MAPPING_PRESETS]
+    return se.StaticExplorer(controls, parts, mapping_state,
+                             title=t("二维映射探索器（labsim 预先算好的全部组合）", "2-D mapping explorer (precomputed by labsim)"),
+                             presets=presets, key=key)
+
+
+def mapping_explorer():
+    """The 2-D mapping explorer: a warp of ``32 / W`` rows × ``W`` columns of a float matrix with rows of N
+    elements, starting at (row0, col0), lanes past column N inactive -> sectors, 128-byte lines, efficiency.
+    Jupyter: ipywidgets rerunning :func:`mapping_access` on labsim; the site build: :func:`static_mapping_explorer`."""
+    from . import static_explorer as se
+    return se.choose(static_mapping_explorer, widgets=_widget_mapping_explorer)
+
+
+def _widget_mapping_explorer():
+    import ipywidgets as w
+    from IPython.display import display
+
+    n = w.Dropdown(options=list(MAP_WIDTHS), value=64, description=t("行宽 N", "row width N"))
+    shape = w.Dropdown(options=[(f"{WARP // x} × {x}", x) for x in MAP_SHAPES], value=32,
+                       description=t("warp 形状", "warp shape"))
+    col0 = w.ToggleButtons(options=list(MAP_COLS), value=0, description=t("起始列", "first column"))
+    row0 = w.ToggleButtons(options=list(MAP_ROWS), value=0, description=t("起始行", "first row"))
+    status, out = w.HTML(), w.Output()
+
+    def redraw(N, width, col0, row0) -> None:
+        r = mapping_state(N, width, col0, row0)
+        status.value = t(f"<b>labsim</b>：{r['active']} 个活跃 lane，{r['sectors']} 个 sector/请求，{r['lines']} 条 128 字节 line，"
+                         f"效率 {r['efficiency']}", f"<b>labsim</b>: {r['sectors']} sectors, {r['lines']} lines")
+        with out:
+            out.clear_output(wait=True)
+            display(sector_map_grid([mapping_access(N, width, col0, row0)],
+                                    [describe_mapping(N, width, col0, row0)], ncols=1))
+
+    w.interactive_output(redraw, {"N": n, "width": shape, "col0": col0, "row0": row0})
+    return w.HBox([w.VBox([n, shape, col0, row0, status]), out])
+
+
+# ---------------------------------------------------------------------------------------------------------
 # array of structs vs struct of arrays; 2-D row vs column
 # ---------------------------------------------------------------------------------------------------------
 def h200_p2(kernel: str, path: str | Path | None = None) -> float | None:

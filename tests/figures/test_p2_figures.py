@@ -158,3 +158,21 @@ def test_sector_map_of_nothing_is_a_note(capsys):
     assert draw_sector_map(None) is None
     out = capsys.readouterr().out
     assert "检查没有运行" in out or "did not run" in out
+
+
+def test_mapping_explorer_matches_brute_force():
+    """Issue 26 item 11: the 2-D explorer's counts are the brute-force sectors of the warp it describes."""
+    for N in p2.MAP_WIDTHS:
+        for width in p2.MAP_SHAPES:
+            for col0 in p2.MAP_COLS:
+                for row0 in (0, 3):
+                    k = np.arange(32)
+                    row, col = row0 + k // width, col0 + k % width
+                    act = col < N
+                    addr = [int((r * N + c) * 4) for r, c in zip(row, col)]
+                    st = p2.mapping_state(N, width, col0, row0)
+                    assert st["sectors"] == brute_sectors(addr, list(act), 4), (N, width, col0, row0)
+                    assert st["active"] == int(act.sum())
+                    assert st["lines"] == len({a // 128 for a, on in zip(addr, act) if on})
+    ex = p2.static_mapping_explorer()
+    assert [c.name for c in ex.controls] == ["N", "width", "col0", "row0"]
