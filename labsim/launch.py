@@ -216,6 +216,7 @@ class Block:
         self._nshared = 0
         self._steps = 0
         self._all = bool(self._valid.all())
+        self._lbases: dict[int, np.ndarray] = {}              # _lbase's cache
 
     def __repr__(self) -> str:
         return (f"Block(kernel={self._ctx.name!r}, {self._tid.size} lanes, grid={self._ctx.grid}, "
@@ -331,18 +332,23 @@ class Block:
                 f"{'elements' if unit == 'index' else 'bytes'}", line=line, array=name, index=flat,
                 **self._where(i))
 
-    def _record(self, space, op, site, name, itemsize, addr, act):
-        """Hand one instruction's accesses to the launch's counting model, under the instruction's site."""
+    def _record(self, space, op, site, name, itemsize, addr, act, times=1):
+        """Hand one instruction's accesses to the launch's counting model, under the instruction's site.
+        ``times`` > 1: ``addr`` holds the first block's lanes only, and every block of the set does the same."""
         ctx = self._ctx
         line, col = site
         key = (space, op, line, col, name, itemsize)
         s = ctx.instrs.get(key)
         if s is None:
             s = ctx.instrs[key] = InstrSummary(space, op, line, name, itemsize, col)
+        n = addr.size
         a2 = addr.reshape(-1, WARP)
-        act2 = act.reshape(-1, WARP)
-        rows = ctx.model.account(s, a2, act2, None if self._all else self._reach.reshape(-1, WARP),
-                                 warps=self._row_warp)
+        act2 = act[:n].reshape(-1, WARP)
+        reach = None if self._all else self._reach[:n].reshape(-1, WARP)
+        if times > 1:
+            rows = ctx.model.account(s, a2, act2, reach, warps=self._row_warp[:n // WARP], times=times)
+        else:
+            rows = ctx.model.account(s, a2, act2, reach, warps=self._row_warp)
         if s.sample is None and rows.any():
             r = int(np.argmax(rows))
             gw = int(self._row_warp[r])
@@ -481,44 +487,77 @@ class Block:
             ctx.dynamic.set_index = ctx.set_index
         return self._fresh(ctx.dynamic)
 
-    def _shared(self, sh, idx, name, line, view, op):
+    def _shared(self, sh, idx, name, line, view, op, fold=True):
+        """(data, positions in data, byte addresses, itemsize, name, element indices, times).
+
+        ``times`` > 1 says every block of the set makes the same access (the same active lanes, reached lanes and
+        indices): then only the first block's lanes are checked for bounds and alignment and only its addresses
+        are returned, standing for ``times`` blocks (shared addresses do not depend on the block)."""
         if not isinstance(sh, SharedArray):
             raise MemoryArgumentError(f"{op}: {type(sh).__name__} is not a shared array (declare it with "
                                       "blk.shared)", line=line, kernel=self._ctx.name)
         name = name or sh.name
         act = self._active
         off = self._index(idx, f"{op} {name}")
+        per = self._per_block()
+        times = off.size // per if fold and self._uniform(off, act, per) else 1
+        o1, a1 = (off[:per], act[:per]) if times > 1 else (off, act)
         if view is None:
             itemsize = sh.dtype.itemsize
-            self._check_bounds(off, act, sh.size, name, line, "shared", shape=tuple(sh.shape))
-            pos = self._lblock * sh.size + off
-            return sh.flat, pos, sh.offset + off * itemsize, itemsize, name, off
+            self._check_bounds(o1, a1, sh.size, name, line, "shared", shape=tuple(sh.shape))
+            pos = self._lbase(sh.size) + off
+            return sh.flat, pos, sh.offset + o1 * itemsize, itemsize, name, off, times
         view = check_dtype(view, name)
         itemsize = view.itemsize
-        self._check_bounds(off, act, sh.nbytes - itemsize + 1, name, line, "shared", unit="bytes")
-        addr = sh.offset + off
-        self._misaligned(addr, act, itemsize, name, line)
+        self._check_bounds(o1, a1, sh.nbytes - itemsize + 1, name, line, "shared", unit="bytes")
+        addr = sh.offset + o1
+        self._misaligned(addr, a1, itemsize, name, line)
         if sh.nbytes % itemsize:
             raise UnsupportedError(f"a {itemsize}-byte view of shared array {name} ({sh.nbytes} bytes, not a "
                                    f"multiple of {itemsize})", line=line, array=name)
         data = sh.data.view(np.uint8).reshape(-1).view(view)
-        pos = self._lblock * (sh.nbytes // itemsize) + off // itemsize
-        return data, pos, addr, itemsize, name, off // sh.dtype.itemsize
+        pos = self._lbase(sh.nbytes // itemsize) + off // itemsize
+        return data, pos, addr, itemsize, name, off // sh.dtype.itemsize, times
 
-    def _race(self, sh, elem, act, line, is_write):
+    def _lbase(self, size: int) -> np.ndarray:
+        """Each lane's block offset into a shared array of ``size`` elements per block (cached per size)."""
+        base = self._lbases.get(size)
+        if base is None:
+            base = self._lbases[size] = self._lblock * size
+        return base
+
+    def _uniform(self, off, act, per: int) -> bool:
+        """Does every block of the set make the same access: the same active and reached lanes, the same indices
+        on its active lanes?"""
+        nb = off.size // per
+        if nb < 2:
+            return False
+        o2 = off.reshape(nb, per)
+        if self._all:
+            return bool((o2 == o2[0]).all())
+        a2 = act.reshape(nb, per)
+        if not (a2 == a2[0]).all():
+            return False
+        if self._reach is not act:
+            r2 = self._reach.reshape(nb, per)
+            if not (r2 == r2[0]).all():
+                return False
+        return bool(((o2 == o2[0]) | ~a2).all())
+
+    def _race(self, sh, elem, act, line, is_write, uniform):
         ctx = self._ctx
         ctx.races.access(sh, elem, act, self._tid, ctx.epoch[self._row_warp], self._per_block(),
-                         ctx.lanes_per_block, line, is_write, ctx.describe)
+                         ctx.lanes_per_block, line, is_write, ctx.describe, uniform=uniform)
 
     def sload(self, sh: SharedArray, idx, *, line: int | None = None, name: str | None = None,
               view=None, col: int | None = None) -> np.ndarray:
         """Shared load: each active lane reads element ``idx`` of its block's copy of ``sh``."""
         site = self._site(line, col)
         line = site[0]
-        data, pos, addr, itemsize, name, elem = self._shared(sh, idx, name, line, view, "load from")
+        data, pos, addr, itemsize, name, elem, times = self._shared(sh, idx, name, line, view, "load from")
         act = self._active
-        self._record("shared", "ld", site, name, itemsize, addr, act)
-        self._race(sh, elem, act, line, False)
+        self._record("shared", "ld", site, name, itemsize, addr, act, times)
+        self._race(sh, elem, act, line, False, times > 1)
         return self._gather(data, pos, act)
 
     def sstore(self, sh: SharedArray, idx, value, *, line: int | None = None, name: str | None = None,
@@ -526,10 +565,10 @@ class Block:
         """Shared store: each active lane writes ``value`` to element ``idx`` of its block's copy of ``sh``."""
         site = self._site(line, col)
         line = site[0]
-        data, pos, addr, itemsize, name, elem = self._shared(sh, idx, name, line, view, "store to")
+        data, pos, addr, itemsize, name, elem, times = self._shared(sh, idx, name, line, view, "store to")
         act = self._active
-        self._record("shared", "st", site, name, itemsize, addr, act)
-        self._race(sh, elem, act, line, True)
+        self._record("shared", "st", site, name, itemsize, addr, act, times)
+        self._race(sh, elem, act, line, True, times > 1)
         self._scatter(data, pos, value, act)
 
     def atomic_add(self, target, idx, value, *, line: int | None = None, name: str | None = None,
@@ -546,7 +585,8 @@ class Block:
         line = site[0]
         act = self._active
         if isinstance(target, SharedArray):
-            data, pos, addr, itemsize, name, _ = self._shared(target, idx, name, line, None, "atomicAdd on")
+            data, pos, addr, itemsize, name, _, _ = self._shared(target, idx, name, line, None, "atomicAdd on",
+                                                                fold=False)
             space = "shared"
         else:
             data, pos, addr, itemsize, name = self._global(target, idx, name, line, None, "atomicAdd on")

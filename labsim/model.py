@@ -318,7 +318,9 @@ class CountingModel:
                                    op="st" if op == "st" else "ld", return_conflicts=True)
 
     def account(self, s, addr: np.ndarray, active: np.ndarray, reach: np.ndarray | None,
-                warps: np.ndarray | None = None) -> np.ndarray:
+                warps: np.ndarray | None = None, times: int = 1) -> np.ndarray:
+        """Count one instruction (see the class docstring). ``times``: the rows stand for that many blocks, each
+        making the same access (shared memory, whose addresses do not depend on the block)."""
         plan = self.plan
         if plan is not None:
             site = (s.line, s.col)
@@ -329,56 +331,58 @@ class CountingModel:
                 # executions of one group by other thread sets (another warp under the adversarial schedule)
                 # never merge: the key names the thread set's first warp
                 key = (group, None if warps is None or not len(warps) else int(warps[0]))
-                return self._vector(s, (key, pos, width), addr, active, reach)
+                return self._vector(s, (key, pos, width), addr, active, reach, times)
             if s.space == "global" and s.op in ("atom", "red") and site in plan.aggregate:
                 # vote + popc + one lane's atomic: only the first active lane of each warp touches memory
                 first = np.zeros_like(active)
                 rows = active.any(axis=1)
                 first[np.nonzero(rows)[0], np.argmax(active[rows], axis=1)] = True
                 active = first
-        return self._account(s, addr, active, reach)
+        return self._account(s, addr, active, reach, times)
 
-    def _account(self, s, addr, active, reach) -> np.ndarray:
+    def _account(self, s, addr, active, reach, times=1) -> np.ndarray:
         nw = addr.shape[0]
         if active.all():        # the common case, without per-row reductions
-            s.executed += self.executed(reach, nw)
+            s.executed += self.executed(reach, nw) * times
             if nw:
-                s.requests += nw
-                s.bytes_requested += nw * WARP * s.itemsize
+                s.requests += nw * times
+                s.bytes_requested += nw * WARP * s.itemsize * times
                 if nw == 1:
                     cost, conflicts = self._one_warp(s.space, s.op, addr, active, s.itemsize)
                 else:
                     cost, conflicts = self._many_warps(s.space, s.op, addr, active, s.itemsize, all_active=True)
-                s.cost += cost
-                s.conflicts += conflicts
+                s.cost += cost * times
+                s.conflicts += conflicts * times
             return np.ones(nw, dtype=bool)
         rows = active.any(axis=1)
-        s.executed += self.executed(reach, nw)
+        s.executed += self.executed(reach, nw) * times
         nreq = int(rows.sum())
         if not nreq:
             return rows
         if nreq != rows.size:
             addr, active = addr[rows], active[rows]
-        s.requests += nreq
-        s.bytes_requested += int(np.count_nonzero(active)) * s.itemsize
+        s.requests += nreq * times
+        s.bytes_requested += int(np.count_nonzero(active)) * s.itemsize * times
         if nreq == 1:
             cost, conflicts = self._one_warp(s.space, s.op, addr, active, s.itemsize)
         else:
             cost, conflicts = self._many_warps(s.space, s.op, addr, active, s.itemsize)
-        s.cost += cost
-        s.conflicts += conflicts
+        s.cost += cost * times
+        s.conflicts += conflicts * times
         return rows
 
     # ---- vector loads ------------------------------------------------------------------------------------------
-    def _vector(self, s, spec, addr, active, reach) -> np.ndarray:
+    def _vector(self, s, spec, addr, active, reach, times=1) -> np.ndarray:
         """Collect the executions of a vector group; when all ``width`` are in, count the rows whose lanes read
         consecutive elements from a ``width * itemsize``-aligned start as one wide load, the others as scalars."""
         group, pos, width = spec
-        entry = (s, addr.copy(), active.copy(), None if reach is None else reach.copy())
+        entry = (s, addr.copy(), active.copy(), None if reach is None else reach.copy(), times)
         got = self._pending.setdefault(group, {})
-        if addr.shape[0] != (next(iter(got.values()))[1].shape[0] if got else addr.shape[0]):
-            self._flush_group(group)
-            got = self._pending.setdefault(group, {})
+        if got:
+            first = next(iter(got.values()))
+            if addr.shape[0] * times != first[1].shape[0] * first[4]:
+                self._flush_group(group)
+                got = self._pending.setdefault(group, {})
         got[len(got) if pos is None else pos] = entry
         if len(got) == width and all(k in got for k in range(width)):
             del self._pending[group]
@@ -386,26 +390,32 @@ class CountingModel:
         return active.any(axis=1)
 
     def _merge(self, parts, width: int) -> None:
-        s0, a0, act0, reach0 = parts[0]
+        times = parts[0][4]
+        if any(p[4] != times for p in parts):
+            # some executions stood for several blocks and some did not: spell every one out per block
+            parts = [(s, np.tile(a, (t, 1)), np.tile(act, (t, 1)), None if r is None else np.tile(r, (t, 1)), 1)
+                     for s, a, act, r, t in parts]
+            times = 1
+        s0, a0, act0, reach0, _ = parts[0]
         size = s0.itemsize
         ok = (a0 % (size * width) == 0) | ~act0
-        for j, (_, a, act, _) in enumerate(parts[1:], start=1):
+        for j, (_, a, act, _, _) in enumerate(parts[1:], start=1):
             ok &= (act == act0) & ((a == a0 + j * size) | ~act0)
         rows = ok.all(axis=1)
         if rows.any():
             wide = _WideSite(s0, size * width)
             sub = rows if not rows.all() else slice(None)
-            self._account(wide, a0[sub], act0[sub], None if reach0 is None else reach0[sub])
+            self._account(wide, a0[sub], act0[sub], None if reach0 is None else reach0[sub], times)
             wide.settle()
         if not rows.all():
-            for s, a, act, reach in parts:
-                self._account(s, a[~rows], act[~rows], None if reach is None else reach[~rows])
+            for s, a, act, reach, _ in parts:
+                self._account(s, a[~rows], act[~rows], None if reach is None else reach[~rows], times)
 
     def _flush_group(self, group) -> None:
         got = self._pending.pop(group, {})
         for k in sorted(got):
-            s, a, act, reach = got[k]
-            self._account(s, a, act, reach)
+            s, a, act, reach, times = got[k]
+            self._account(s, a, act, reach, times)
 
     def flush(self) -> None:
         """Count any vector group left incomplete (a loop that ended early) as scalar loads. The executor calls it

@@ -95,17 +95,20 @@ class RaceTracker:
         sh.shadow = None
 
     def access(self, sh: SharedArray, elem: np.ndarray, act: np.ndarray, tid: np.ndarray, epoch: np.ndarray,
-               per_block: int, lanes_per_block: int, line: int | None, is_write: bool, describe) -> None:
+               per_block: int, lanes_per_block: int, line: int | None, is_write: bool, describe,
+               uniform: bool | None = None) -> None:
         """Check and record one instruction of a thread set.
 
         The set's lanes are block-major, ``per_block`` lanes of each block (whole warps), the same lanes of
         every block. ``elem``: each lane's element index in its block's copy of ``sh`` (meaningful where
         ``act``); ``tid``: launch-wide thread ids (blocks of ``lanes_per_block``); ``epoch``: each warp's
-        barrier count (one per row of 32 lanes). ``describe(tid) -> (block, thread)``.
+        barrier count (one per row of 32 lanes). ``describe(tid) -> (block, thread)``. ``uniform``: whether every
+        block has the same active lanes and elements, if the caller knows (None: check here).
         """
         nb = tid.size // per_block
         s = sh.shadow
-        if FOLD and nb > 1 and (s is None or s.fold == nb) and self._uniform(elem, act, epoch, per_block, nb):
+        if FOLD and nb > 1 and (s is None or s.fold == nb) and self._uniform(elem, act, epoch, per_block, nb,
+                                                                             uniform):
             a0 = act[:per_block]
             if not a0.any():
                 return
@@ -132,16 +135,19 @@ class RaceTracker:
             self._access(sh, s, pos, tid, tid // WARP, ep, line, is_write, describe, _UNFOLDED)
 
     @staticmethod
-    def _uniform(elem, act, epoch, per, nb) -> bool:
-        """Every block of the set does the same: active lanes, elements and barrier counts."""
+    def _uniform(elem, act, epoch, per, nb, known) -> bool:
+        """Every block of the set does the same: active lanes, elements (``known`` if not None) and barrier
+        counts."""
+        ep2 = epoch.reshape(nb, per // WARP)
+        if not (ep2 == ep2[0]).all():
+            return False
+        if known is not None:
+            return known
         a2 = act.reshape(nb, per)
         if not (a2 == a2[0]).all():
             return False
         e2 = elem.reshape(nb, per)
-        if not ((e2 == e2[0]) | ~a2).all():
-            return False
-        ep2 = epoch.reshape(nb, per // WARP)
-        return bool((ep2 == ep2[0]).all())
+        return bool(((e2 == e2[0]) | ~a2).all())
 
     def _access(self, sh, s, pos, tid, warp, epoch, line, is_write, describe, blocks) -> None:
         """The detector on the lanes checked (``pos``: positions in the shadow; ``tid``, ``warp``, ``epoch`` per

@@ -29,14 +29,17 @@ def repeated_patterns(draw):
              for _ in range(npat)]
     warps_per_block = draw(st.sampled_from([1, 2, 4, 8]))
     blocks = draw(st.integers(1, 6))
+    same_blocks = draw(st.booleans())        # every block the same: counted once for all of them
     # shifts: multiples of a bank row (same pattern to the model), of one element, or of a sector
     unit = draw(st.sampled_from([128 // dtype.itemsize, 1, max(1, 32 // dtype.itemsize)]))
     idx, mask = [], []
-    for _ in range(warps_per_block * blocks):
+    for _ in range(warps_per_block * (1 if same_blocks else blocks)):
         k = draw(st.integers(0, npat - 1))
         shift = draw(st.integers(0, 6)) * unit
         idx.append(pats[k] + shift)
         mask.append(masks[k])
+    if same_blocks:
+        idx, mask = idx * blocks, mask * blocks
     return np.concatenate(idx), np.concatenate(mask), dtype, 32 * warps_per_block, blocks
 
 
