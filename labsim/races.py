@@ -78,6 +78,11 @@ class _Blocks:
 _UNFOLDED = _Blocks(None)
 
 
+def _lane_epochs(epoch: np.ndarray) -> np.ndarray:
+    """Each lane's barrier count from each warp's; one number (a 0-d array) when every warp has the same."""
+    return epoch[0] if (epoch == epoch[0]).all() else np.repeat(epoch, WARP)
+
+
 class RaceTracker:
     def __init__(self) -> None:
         self.racecheck: Counter = Counter()   # (severity, kind, first line, second line) -> bytes
@@ -115,12 +120,12 @@ class RaceTracker:
             if s is None:
                 s = sh.shadow = _Shadow(sh.size, nb)
             local = tid[:per_block] % lanes_per_block
-            ep = np.repeat(epoch[:per_block // WARP], WARP)
+            ep = _lane_epochs(epoch[:per_block // WARP])
             blocks = _Blocks(tid[::per_block] // lanes_per_block * lanes_per_block)
             if a0.all():
                 pos, t, e = elem[:per_block], local, ep
             else:
-                pos, t, e = elem[:per_block][a0], local[a0], ep[a0]
+                pos, t, e = elem[:per_block][a0], local[a0], ep if ep.ndim == 0 else ep[a0]
             self._access(sh, s, pos, t, t // WARP, e, line, is_write, describe, blocks)
             return
         if s is None:
@@ -128,9 +133,9 @@ class RaceTracker:
         elif s.fold is not None:
             s.unfold(sh.size, sh.flat.size, tid[::per_block] // lanes_per_block * lanes_per_block)
         pos = np.repeat(np.arange(nb, dtype=np.int64) * sh.size, per_block) + elem
-        ep = np.repeat(epoch, WARP)
+        ep = _lane_epochs(epoch)
         if not act.all():
-            pos, tid, ep = pos[act], tid[act], ep[act]
+            pos, tid, ep = pos[act], tid[act], ep if ep.ndim == 0 else ep[act]
         if pos.size:
             self._access(sh, s, pos, tid, tid // WARP, ep, line, is_write, describe, _UNFOLDED)
 
@@ -150,17 +155,24 @@ class RaceTracker:
         return bool(((e2 == e2[0]) | ~a2).all())
 
     def _access(self, sh, s, pos, tid, warp, epoch, line, is_write, describe, blocks) -> None:
-        """The detector on the lanes checked (``pos``: positions in the shadow; ``tid``, ``warp``, ``epoch`` per
-        lane), each hazard counted ``blocks.n`` times."""
+        """The detector on the lanes checked (``pos``: positions in the shadow; ``tid``, ``warp`` per lane;
+        ``epoch`` per lane or one for all), each hazard counted ``blocks.n`` times."""
         ln = -1 if line is None else int(line)
-        self._racecheck(sh, s, pos, tid, warp, epoch, ln, is_write, blocks.n)
-        w_tid = s["w_tid"][pos]
-        w_same_epoch = (s["w_epoch"][pos] == epoch) & (w_tid >= 0) & (w_tid // WARP != warp)
+        # a hazard needs an access of the same barrier interval before: most instructions have none to look at
+        live = (s["w_epoch"][pos] == epoch).any() or (is_write and (s["r_epoch"][pos] == epoch).any())
+        if live:
+            self._racecheck(sh, s, pos, tid, warp, epoch, ln, is_write, blocks.n)
+            w_tid = s["w_tid"][pos]
+            w_same_epoch = (s["w_epoch"][pos] == epoch) & (w_tid >= 0) & (w_tid // WARP != warp)
         if is_write:
-            r_tid = s["r_tid"][pos]
-            war = (s["r_epoch"][pos] == epoch) & (r_tid >= 0) & ((r_tid // WARP != warp) | s["r_multi"][pos])
-            self._report("WAW", sh, pos, w_same_epoch, w_tid, s["w_line"][pos], tid, ln, describe, blocks)
-            self._report("WAR", sh, pos, war & ~w_same_epoch, r_tid, s["r_line"][pos], tid, ln, describe, blocks)
+            if live:
+                r_tid = s["r_tid"][pos]
+                war = (s["r_epoch"][pos] == epoch) & (r_tid >= 0) & ((r_tid // WARP != warp) | s["r_multi"][pos])
+                self._report("WAW", sh, pos, w_same_epoch, w_tid, s["w_line"][pos], tid, ln, describe, blocks)
+                self._report("WAR", sh, pos, war & ~w_same_epoch, r_tid, s["r_line"][pos], tid, ln, describe,
+                             blocks)
+            else:
+                s["rc_done"][pos] = False            # what _racecheck does to a write with nothing to report
             s["w_tid"][pos] = tid
             clash = s["w_tid"][pos] // WARP != warp          # two warps wrote it in this very instruction
             if clash.any():
@@ -169,7 +181,8 @@ class RaceTracker:
             s["w_epoch"][pos] = epoch
             s["w_line"][pos] = ln
         else:
-            self._report("RAW", sh, pos, w_same_epoch, w_tid, s["w_line"][pos], tid, ln, describe, blocks)
+            if live:
+                self._report("RAW", sh, pos, w_same_epoch, w_tid, s["w_line"][pos], tid, ln, describe, blocks)
             r_tid = s["r_tid"][pos]
             same = s["r_epoch"][pos] == epoch
             multi = same & (((r_tid // WARP) != warp) | s["r_multi"][pos])
