@@ -7,7 +7,6 @@ setting), so the static page and the Jupyter widget show the same counts.
 """
 from __future__ import annotations
 
-import functools
 import itertools
 from pathlib import Path
 from typing import Callable, Sequence
@@ -15,9 +14,8 @@ from typing import Callable, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from labsim import estimate_time, launch
+from labsim import launch
 from labsim.analysis import WarpAccess
-from labsim.gpus import get_gpu
 from labsim.memory import FLOAT4
 
 from . import lessonkit as kit
@@ -667,118 +665,6 @@ def transpose_counts_table(n: int = 256) -> Table:
                   t("结果", "result")], rows,
                  caption=t(f"labsim：{n}×{n} float 矩阵，block 32×{BLOCK_ROWS}，每个 block 搬一块 {TILE_DIM}×{TILE_DIM}",
                            f"labsim: {n}×{n} float, block 32×{BLOCK_ROWS}"))
-
-
-def h200_bandwidth(path: str | Path | None = None) -> tuple[dict[tuple[str, int], dict], dict]:
-    """Recorded H200 effective bandwidth ({(name, n): record}, meta) from measurements/h200/bandwidth/."""
-    data = _recorded("bandwidth", path)
-    recs = {(r["name"], int(r["n"])): r for r in data.get("records", []) if "name" in r and "n" in r}
-    return recs, data.get("meta", {})
-
-
-@functools.lru_cache(maxsize=4)
-def estimates(n: int = 1024) -> dict[str, dict[str, dict[str, float]]]:
-    """labsim's time estimate of each transpose kernel on each preset: {kernel: {gpu: estimate_time dict + gbps}}."""
-    out: dict[str, dict[str, dict[str, float]]] = {}
-    for kind, name, opts, _ in TRANSPOSES:
-        st, _, _ = run_transpose(kind, n, n, **opts)
-        out[name] = {}
-        for gpu in ("M2050", "K20c", "H200"):
-            e = dict(estimate_time(st, gpu))
-            e["gbps"] = 2 * n * n * 4 / e["t_est"] / 1e9
-            out[name][gpu] = e
-    return out
-
-
-def estimate_table(n: int = 1024) -> Table:
-    """How labsim's estimate is built: HBM time, shared-memory time, the larger of the two (per preset)."""
-    est = estimates(n)
-    rows = []
-    for _, name, _, label in TRANSPOSES:
-        for gpu in ("M2050", "K20c", "H200"):
-            e = est[name][gpu]
-            bound = t("共享内存", "shared") if e["t_shared"] > e["t_mem"] else "HBM"
-            rows.append([label, gpu, round(e["t_mem"] * 1e6, 1), round(e["t_shared"] * 1e6, 1), bound,
-                         round(e["gbps"])])
-    return Table([t("内核", "kernel"), t("GPU 预设", "preset"), t("HBM 时间（μs）", "HBM μs"),
-                  t("共享内存时间（μs）", "shared μs"), t("瓶颈", "bound"), t("估计有效带宽（GB/s）", "est. GB/s")], rows,
-                 caption=t(f"labsim 的估计，{n}×{n} float：估计时间 = max(HBM 时间, 共享内存时间)",
-                           f"labsim estimate, {n}×{n}: max(HBM, shared)"))
-
-
-def bandwidth_table(n: int = 1024, path: str | Path | None = None, h200_n: int = 8192) -> Table:
-    """Effective bandwidth as a ratio to copy: Harris's measurements (external, n×n), labsim's estimate on the
-    same preset, and the H200 (recorded here at ``h200_n``, or "not recorded"); the estimate's error last.
-
-    labsim's ratio does not depend on the size (sectors and wavefronts both grow as n²), so the n×n estimate
-    stands for every size; the H200 is compared at 8192×8192, where copy is not dominated by launch latency.
-    """
-    est = estimates(n)
-    h200, _ = h200_bandwidth(path)
-    copy_h200 = h200.get(("copy", h200_n))
-    rows = []
-    for _, name, _, label in TRANSPOSES:
-        cells = [label]
-        errs = []
-        for gpu in ("M2050", "K20c"):
-            meas = kit.harris_gbps(name, gpu) / kit.harris_gbps("copy", gpu)
-            model = est[name][gpu]["gbps"] / est["copy"][gpu]["gbps"]
-            cells += [round(meas, 2), round(model, 2)]
-            errs.append(f"{gpu} {model / meas:.2f}×")
-        rec = h200.get((name, h200_n))
-        model = est[name]["H200"]["gbps"] / est["copy"]["H200"]["gbps"]
-        if rec and copy_h200:
-            meas = rec["gbps_median"] / copy_h200["gbps_median"]
-            cells += [round(meas, 2), round(model, 2)]
-            errs.append(f"H200 {model / meas:.2f}×")
-        else:
-            cells += [NOT_RECORDED, round(model, 2)]
-        cells.append("，".join(errs))
-        rows.append(cells)
-    return Table([t("内核", "kernel"), t("M2050 实测（Harris）", "M2050 Harris"), t("M2050 labsim", "M2050 labsim"),
-                  t("K20c 实测（Harris）", "K20c Harris"), t("K20c labsim", "K20c labsim"),
-                  t(f"H200 实测（本仓库，{h200_n}×{h200_n}）", "H200 measured"), t("H200 labsim", "H200 labsim"),
-                  t("labsim ÷ 实测", "labsim / measured")], rows,
-                 caption=t(f"有效带宽相对 copy 的比值（float 矩阵；1.00 = 和 copy 一样快）",
-                           "effective bandwidth relative to copy"),
-                 notes=[t(f"Harris 的数字是外部来源（{n}×{n}）：{kit.harris()['url']}", f"Harris: {kit.harris()['url']}"),
-                        t("labsim 的比值与矩阵大小无关（sector 和 wavefront 都与 n² 成正比）。", "labsim's ratio is size-free.")])
-
-
-def h200_bandwidth_table(path: str | Path | None = None, sizes: Sequence[int] = (1024, 8192)) -> Table:
-    """The H200's recorded effective bandwidth (GB/s, 2·n²·4 bytes / median time) next to labsim's estimate."""
-    recs, meta = h200_bandwidth(path)
-    est = estimates(1024)                     # labsim's effective bandwidth does not depend on n (see above)
-    rows = []
-    for n in sizes:
-        for _, name, _, label in TRANSPOSES:
-            r = recs.get((name, n))
-            model = round(est[name]["H200"]["gbps"])
-            copy = recs.get(("copy", n))
-            if r:
-                dram = r["dram_bytes_read"] + r["dram_bytes_write"]
-                base = copy["dram_bytes_read"] + copy["dram_bytes_write"] if copy else 0
-                rows.append([label, n, round(r["gbps_median"]), round(r["gbps_min"]), round(r["gbps_max"]), r["runs"],
-                             round(dram / 2**20, 1), f"{dram / base:.2f}×" if base else "—",
-                             model, f"{model / r['gbps_median']:.2f}×"])
-            else:
-                rows.append([label, n, NOT_RECORDED, "", "", "", "", "", model, ""])
-    if meta:
-        timing = str(meta.get("command", "?")).split("; DRAM bytes")[0]
-        notes = [t(f"记录：{meta.get('gpu', 'H200')}，驱动 {meta.get('driver', '?')}，nvcc {meta.get('nvcc', '?')}"
-                   f"（{meta.get('nvcc_flags', '')}），{meta.get('date', '?')}。", "recorded run"),
-                 t(f"测时命令：{timing}。源码 {meta.get('source', 'measurements/h200/bandwidth/bandwidth.cu')}。",
-                   f"timing: {timing}")]
-    else:
-        notes = [t("本机没有 measurements/h200/bandwidth/results.json：H200 一列未记录。", "no H200 bandwidth recording")]
-    peak = get_gpu("H200").dram_bandwidth / 1e9
-    notes.append(t(f"labsim 的估计按 H200 预设的峰值带宽（{peak:.0f} GB/s）计，与 n 无关。", "labsim: peak bandwidth, any n."))
-    return Table([t("内核", "kernel"), "n", t("H200 中位数（GB/s）", "H200 median GB/s"), t("最小", "min"),
-                  t("最大", "max"), t("次数", "runs"), t("显存读+写（MiB，ncu）", "DRAM MiB (ncu)"),
-                  t("显存字节（相对 copy）", "DRAM vs copy"), t("labsim 估计（GB/s）", "labsim GB/s"),
-                  t("labsim ÷ 实测", "labsim / measured")], rows,
-                 caption=t("H200 实测有效带宽（本仓库记录）与 labsim 的估计", "H200 effective bandwidth (recorded)"),
-                 notes=notes)
 
 
 # ---------------------------------------------------------------------------------------------------------

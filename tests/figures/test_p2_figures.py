@@ -68,8 +68,8 @@ def test_rand_table_is_microbench_lcg():
 def test_missing_recordings_say_not_recorded(tmp_path):
     tab = p2.pattern_table(tmp_path / "none.json")
     assert all(r[6] in ("（未记录）", "(not recorded)") for r in tab.data)
-    bw = p2.bandwidth_table(path=tmp_path / "none.json")
-    assert all(r[5] in ("未记录", "not recorded") for r in bw.data)
+    sw = p2.sweep_table(tmp_path / "none.json")
+    assert all(r[3] in ("未记录", "not recorded") for r in sw.data) and [r[1] for r in sw.data][:2] == [4, 5]
 
 
 def test_aos_soa_and_row_col_tables():
@@ -100,37 +100,6 @@ def test_transpose_counts_split_loads_and_stores():
     assert naive[1] == 4 and naive[2] == "100%" and naive[3] == 32 and naive[4] == "12.5%"
     assert t32[5] == 1 and t32[6] == 32 and t33[6] == 1
     assert all(r[7] in ("对", "right") for r in rows)
-
-
-def test_bandwidth_ratios_are_computed(tmp_path):
-    rec = {"meta": {"gpu": "NVIDIA H200", "driver": "x", "nvcc": "y", "ncu": "z", "date": "d", "command": "c"},
-           "records": [{"name": n, "n": 1024, "runs": 20, "median_ms": ms, "gbps_median": g, "gbps_min": g - 1,
-                        "gbps_max": g + 1, "dram_bytes_read": 0, "dram_bytes_write": 0}
-                       for n, ms, g in (("copy", 0.01, 3000.0), ("transpose_naive", 0.02, 1500.0),
-                                        ("transpose_tiled_pad0", 0.015, 2000.0),
-                                        ("transpose_tiled_pad1", 0.011, 2700.0))]}
-    path = tmp_path / "bw.json"
-    path.write_text(json.dumps(rec))
-    tab = p2.bandwidth_table(1024, path, h200_n=1024)
-    naive = tab.data[1]
-    assert naive[1] == round(18.8 / 105.2, 2) and naive[3] == round(55.3 / 136.0, 2)
-    assert naive[5] == 0.5
-    est = p2.estimates(1024)
-    assert naive[6] == round(est["transpose_naive"]["H200"]["gbps"] / est["copy"]["H200"]["gbps"], 2)
-    h = p2.h200_bandwidth_table(path, sizes=(1024,))
-    assert h.data[0][2] == 3000 and h.data[0][7] == "—"          # no DRAM bytes recorded in this fixture
-
-
-def test_h200_bandwidth_table_reads_the_recording():
-    rec = json.loads((p2.measurements_dir() / "bandwidth" / "results.json").read_text())
-    by = {(r["name"], r["n"]): r for r in rec["records"]}
-    rows = p2.h200_bandwidth_table().data
-    naive = next(r for r in rows if r[1] == 8192 and "朴素" in r[0] or r[1] == 8192 and "naive" in r[0])
-    r, c = by[("transpose_naive", 8192)], by[("copy", 8192)]
-    assert naive[2] == round(r["gbps_median"])
-    dram = r["dram_bytes_read"] + r["dram_bytes_write"]
-    assert naive[7] == f"{dram / (c['dram_bytes_read'] + c['dram_bytes_write']):.2f}×"
-    assert naive[2] == round(2 * 8192 * 8192 * 4 / (r["median_ms"] * 1e-3) / 1e9)     # Harris's definition
 
 
 def test_sector_maps_draw():
