@@ -62,6 +62,8 @@ MODEL_VERSION = "3"   # 2: the compiled program (CountPlan): LDS.128 merging, br
 _BIG = np.int64(1) << 40
 WARP = 32
 _INACTIVE = np.iinfo(np.int64).min    # an inactive lane in a pattern (CountingModel._many_warps)
+# odd multipliers for hashing a row of 32 lanes (Weyl sequence of the golden ratio; no numpy.random import)
+_HASH_WEIGHTS = np.array([((i + 1) * 0x9E3779B97F4A7C15 % (1 << 62)) | 1 for i in range(32)], dtype=np.int64)
 
 
 def sectors_per_warp(addr: np.ndarray, active: np.ndarray, itemsize: int, sector_bytes: int = 32,
@@ -295,7 +297,6 @@ class CountingModel:
         self._memo: dict[tuple, tuple] = {}     # one-warp accesses and patterns seen before (loops repeat them)
         # addresses matter only modulo this (banks x bank width, sector size, widest access): see _many_warps
         self._period = math.lcm(self.banks * self.bank_bytes, self.sector_bytes, 16)
-        self._hash_weights = np.random.default_rng(0).integers(1, 1 << 62, 32, dtype=np.int64)
         self._pending: dict = {}                # vector groups waiting for their other executions
 
     def __repr__(self) -> str:
@@ -444,7 +445,7 @@ class CountingModel:
             c, k = self._pattern(space, op, rel[:1], itemsize)
             return int(c[0]) * nw, int(k[0]) * nw
         # distinct rows through a hash of each row, checked row by row (a collision only costs speed)
-        _, first, inverse = np.unique(rel @ self._hash_weights, return_index=True, return_inverse=True)
+        _, first, inverse = np.unique(rel @ _HASH_WEIGHTS, return_index=True, return_inverse=True)
         uniq = rel[first]
         if first.size * 4 > nw or not (uniq[inverse] == rel).all():
             per, conf = self.cost(space, op, addr, active, itemsize)
