@@ -1,9 +1,12 @@
 """Public checks of P2: shipped with the student notebook; their inputs are no secret."""
 from __future__ import annotations
 
+import numpy as np
+
+from grading import sim
 from grading.checks import Outcome, check_case, failure_kind
 
-from .exercise import FOCUS, LABELS, coalesced_counts, matrix, warp_picture
+from .exercise import FOCUS, LABELS, TILE, coalesced_counts, matrix, warp_picture
 
 # 64×96: whole blocks; 33×45: the right-edge warps have 13 active lanes, the last block row one active row
 CASES = {"normal": [matrix("public-64x96", "normal", 64, 96, seed=2)],
@@ -14,13 +17,53 @@ def cases(rng=None):
     return CASES
 
 
-def wrong_message(rec) -> str:
-    """A wrong result, told from what the run did: how many elements differ and how many were never written."""
+def _ranges(rows: np.ndarray) -> str:
+    """0, 1, 2, 5, 6 -> "0–2、5–6"."""
+    out, start = [], None
+    for i, r in enumerate(rows):
+        if start is None:
+            start = r
+        if i + 1 == len(rows) or rows[i + 1] != r + 1:
+            out.append(str(start) if start == r else f"{start}–{r}")
+            start = None
+    return "、".join(out)
+
+
+def first_block_picture(ctx, rec) -> str:
+    """Which elements of the first 32×32 block the run left unwritten, read back from out (a second run: a run
+    record keeps counters only). What the mapping did, not what it should be."""
+    ex = ctx.exercise
+    call = ex.call(rec.case)
+    again = sim.run_case(ctx.program, ex.config["host_function"], call, rec.case)
+    if not again.ok:
+        return ""
+    out = np.asarray(call.outputs[0].array).reshape(rec.case.M, rec.case.N)[:TILE, :TILE]
+    never = np.isnan(out)
+    if not never.any():
+        return "第一个 32×32 块的每个元素都写了，错的元素在别的块里"
+    full = np.flatnonzero(never.all(axis=1))
+    part = np.flatnonzero(never.any(axis=1) & ~never.all(axis=1))
+    bits = []
+    if full.size:
+        bits.append(f"第 {_ranges(full)} 行整行没有写")
+    if part.size == 1:
+        bits.append(f"第 {int(part[0])} 行有 {int(never[part].sum())} 个元素没有写")
+    elif part.size:
+        bits.append(f"第 {_ranges(part)} 行各有一部分没有写（共 {int(never[part].sum())} 个元素）")
+    return "第一个 32×32 块（块内行号 0–31）里，" + "，".join(bits)
+
+
+def wrong_message(rec, ctx=None) -> str:
+    """A wrong result, told from what the run did: how many elements differ, how many were never written, and
+    where in the first block they are."""
     shape = rec.case.shape_text("×")
     msg = f"{shape} 的输入结果错误，{rec.wrong} 个元素与 alpha * in 不同"
     if rec.unwritten:
         msg += (f"，其中 {rec.unwritten} 个从未被写入。每块 1024 个元素、256 × 4 个 (t, j)：有元素没人搬，"
                 "就有同样多的 (t, j) 搬了重复的元素或块外的元素")
+        picture = first_block_picture(ctx, rec) if ctx is not None else ""
+        if picture:
+            msg += f"。{picture}"
     return msg + "。"
 
 
@@ -30,7 +73,7 @@ def _shape_outcome(ctx, kind: str) -> Outcome:
     if k is None:
         return Outcome(True, f"{rec.case.shape_text('×')} 的输入结果正确。")
     if k == "wrong":
-        return Outcome(False, wrong_message(rec))
+        return Outcome(False, wrong_message(rec, ctx if kind == "normal" else None))
     return Outcome(False, f"{rec.case.shape_text('×')} 的输入运行出错。{rec.error}")
 
 
