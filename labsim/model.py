@@ -30,12 +30,17 @@ The rules (checked against an H200 with Nsight Compute, see measurements/h200/):
   reading one double cost 1 wavefront, one float4 2, and a conflict-free float4 read 4. Stores never share
   wavefronts between groups. Shared atomics are costed as a load of the same addresses.
 
-What the compiler did (issue 17; ``CountPlan``, made by ``labsim.cuda.sass`` from the kernel's SASS or from
-source rules, and applied here per instruction site): shared loads that ptxas merged into one ``LDS.64`` /
-``LDS.128`` (four reads ``a[k]``..``a[k+3]`` of an aligned row) count as one wide load per warp wherever the
-lanes' addresses are consecutive and aligned; instructions behind a branch count only warps with an active
-lane; integer atomics that nvcc aggregates (vote + popc + one lane's atomic) touch memory from one lane per
-warp. A Python kernel (``labsim.launch``) has no plan: its accesses are counted as written.
+What the compiler did (issues 17 and 23; ``CountPlan``, made by ``labsim.cuda.sass`` from labsim's source rules,
+or from the kernel's SASS on request, and applied here per instruction site): shared loads that ptxas merged into
+one ``LDS.64`` / ``LDS.128`` (four reads ``a[k]``..``a[k+3]`` of an aligned row, also on a computed index such
+as ``As[k][ty*4+i]`` with ``i`` unrolled, or ``s[2*m]``, ``s[2*m+1]``) count as one wide load per warp wherever
+the lanes' addresses are consecutive and aligned; shared stores in consecutive statements (``s[2*l] = a;
+s[2*l+1] = b;``) likewise as one ``STS.64``/``STS.128``; the two arms of an if/else that store (or both read) one
+location count as one instruction for the lanes of both arms; instructions behind a branch count only warps
+with an active lane; integer atomics that nvcc aggregates (vote + popc + one lane's atomic) touch memory from
+one lane per warp. Repeated reads of one location are folded into one load before the model sees them
+(``labsim.cuda.runtime.LoadCache``). A Python kernel (``labsim.launch``) has no plan: its accesses are counted as
+written.
 
 Limitations (departures measured on the H200, measurements/h200/README.md "Round 2"): the model counts what
 the addresses need, as ncu's per-instruction source counters do (equal at every size measured). ncu's
@@ -44,8 +49,19 @@ memory at the same time: the tiled transposes' loads at 1024², 2048², 4096², 
 8.1% more wavefronts than the model for the padded tile (1.1% for the unpadded one at 8192²), 15% at 8192²
 with two blocks per SM, 16% for a variant without global loads; the model does not reproduce this excess.
 A shared float ``atomicAdd`` is a compare-and-swap loop on the H200 whose retries depend on timing (3782
-``ATOMS`` for 16 warps on one address, measured in classes/); labsim counts one ``ATOMS`` per warp. Shared
-stores are never merged into wider stores.
+``ATOMS`` for 16 warps on one address, measured in classes/); labsim counts one ``ATOMS`` per warp.
+
+What the source rules cannot know without the compiler (each case measured in round3/classes3, COMPARISON.md):
+ptxas unrolls loops whose trip count follows from constants through other operators (Blelloch's ``for (d = n >> 1;
+d > 0; d >>= 1)``) and then folds the constants of each copy (its first step reads ``temp[2t]``, ``temp[2t+1]``:
+one LDS.64): labsim unrolls only ``for (k = C0; k < C1; ++k)`` loops, so scan_blelloch counts 376 shared loads
+where the H200 executes 280 (the padded variant 376 for 112). Whether ptxas predicates a guarded body or
+branches around it depends on its size and on the registers it needs; the rules branch only at a kernel's final
+``if`` without ``else``. Global pairs are never merged (ptxas cannot prove a global pointer 8-byte aligned, as
+measured for ``in[2*i]``, ``in[2*i+1]``); a ``#pragma unroll N`` over a runtime bound is counted per trip (as
+measured: unroll4_runtime). Folding assumes no store through another pointer aliases a read unless one of them is
+``__restrict__`` (nvcc's rule); a read after a runtime loop's trip is never folded (ptxas may hoist a loop-invariant
+load out of such a loop).
 """
 from __future__ import annotations
 
@@ -271,6 +287,8 @@ class CountPlan:
     vector: dict = field(default_factory=dict)
     branch: frozenset = frozenset()
     aggregate: frozenset = frozenset()
+    vector_st: dict = field(default_factory=dict)   # shared stores merged into STS.64/STS.128, as ``vector``
+    union: dict = field(default_factory=dict)       # (line, col, op) -> (group, arm): if/else arms sharing one
 
     def __repr__(self) -> str:
         return (f"CountPlan({self.mode}: {len(self.vector)} vector sites, {len(self.branch)} branch sites, "
@@ -327,8 +345,13 @@ class CountingModel:
             site = (s.line, s.col)
             if site in plan.branch:
                 reach = active              # a branch: warps with no active lane skip the instruction
-            if s.op == "ld" and s.space == "shared" and site in plan.vector:
-                group, pos, width = plan.vector[site]
+            if plan.union and (s.line, s.col, s.op) in plan.union:
+                group, arm = plan.union[(s.line, s.col, s.op)]
+                key = (("union",) + group, None if warps is None or not len(warps) else int(warps[0]))
+                return self._union(s, key, arm, addr, active, reach)
+            vec = plan.vector if s.op == "ld" else (plan.vector_st if s.op == "st" else {})
+            if s.space == "shared" and site in vec:
+                group, pos, width = vec[site]
                 # executions of one group by other thread sets (another warp under the adversarial schedule)
                 # never merge: the key names the thread set's first warp
                 key = (group, None if warps is None or not len(warps) else int(warps[0]))
@@ -388,6 +411,22 @@ class CountingModel:
         if len(got) == width and all(k in got for k in range(width)):
             del self._pending[group]
             self._merge([got[k] for k in range(width)], width)
+        return active.any(axis=1)
+
+    def _union(self, s, key, arm, addr, active, reach) -> np.ndarray:
+        """The two arms of an if/else touching one location (``if (c) out[i] = a; else out[i] = b;``): ptxas
+        emits one instruction before or after the branch, executed once for the lanes of both arms."""
+        got = self._pending.setdefault(key, {})
+        if arm in got or (got and next(iter(got.values()))[1].shape != addr.shape):
+            self._flush_group(key)          # an arm ran alone (a uniform condition): counted as itself
+            got = self._pending.setdefault(key, {})
+        got[arm] = (s, addr.copy(), active.copy(), None if reach is None else reach.copy())
+        if len(got) == 2:
+            del self._pending[key]
+            (s0, a0, act0, r0), (_, a1, act1, r1) = got[0], got[1]
+            both = act0 | act1
+            reach_u = None if r0 is None or r1 is None else (r0 | r1)
+            self._account(s0, np.where(act0, a0, a1), both, reach_u)
         return active.any(axis=1)
 
     def _merge(self, parts, width: int) -> None:

@@ -41,8 +41,8 @@ vector access); per-thread arrays live in Python, so local-memory traffic is not
 read as zero; no printf, switch, class templates, ``__match_*_sync`` or other atomics; streams are ignored;
 a ``__constant__`` read costs no counted memory traffic whatever its addresses (the H200 serialises a warp's
 distinct constant addresses, which no counter labsim reports measures).
-Shared stores are never merged into wider stores, and a merge ptxas makes that the source rules do not propose
-(a loop with a computed trip count, say) is not modelled.
+A merge ptxas makes that the source rules do not propose (a loop whose trip count it derives through a shift,
+say) is not modelled: ``labsim.model``'s Limitations list the measured cases.
 """
 from .errors import (
                      CudaArgumentError,

@@ -7,6 +7,7 @@ no mixin imports this module.
 """
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -64,6 +65,8 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         self.unroll: list = []                  # per enclosing loop: (var Sym, first, trip) if fully unrolled
         self.vec_loop: dict = {}                # site -> (width, bytes): a[k] in an unrolled loop
         self.vec_const: dict = {}               # (line, array, leading indices, base) -> {pos: site}
+        self.vec_store: dict = {}               # ("st", block, array, leading, base) -> {pos: site}, {pos: stmt}
+        self.union_sites: dict = {}             # (line, col, op) -> (group, arm): if/else arms sharing an access
         self.branch_sites: set = set()          # sites in the kernel's tail `if` (ptxas exits the other warps)
         self.agg_sites: set = set()             # integer atomics on a warp-uniform address
         self.mem_sites: dict = {}               # every memory site -> (space, ops), for the SASS decisions
@@ -661,13 +664,24 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
             for w in (4, 2):
                 if w * size > 16 or not row_ok(w):
                     continue
-                for base in range(0, max(pos_sites) + 1, w):
+                for base in range(min(pos_sites) // w * w, max(pos_sites) + 1, w):
                     run = [pos_sites.get(base + j) for j in range(w)]
                     if all(run) and not any(r in vector for r in run):
                         for j, site in enumerate(run):
                             vector[site] = (("const",) + key + (base,), j, w, w * size)
+        vector_st = {}
+        for key, (pos_sites, size, row_ok, stmts) in self.vec_store.items():
+            for w in (4, 2):
+                if w * size > 16 or not row_ok(w):
+                    continue
+                for base in range(min(pos_sites) // w * w, max(pos_sites) + 1, w):
+                    run = [pos_sites.get(base + j) for j in range(w)]
+                    if all(run) and not any(r in vector_st for r in run) and \
+                            sorted(stmts[base + j] for j in range(w)) == list(range(stmts[base], stmts[base] + w)):
+                        for j, site in enumerate(run):
+                            vector_st[site] = (("st",) + key[1:] + (base,), j, w, w * size)
         return {"vector": vector, "branch": frozenset(self.branch_sites), "aggregate": frozenset(self.agg_sites),
-                "sites": dict(self.mem_sites)}
+                "sites": dict(self.mem_sites), "vector_st": vector_st, "union": dict(self.union_sites)}
 
     def unroll_candidate(self, node):
         """(loop variable, first value, trip count) of ``for (int k = C0; k < C1; ++k)`` with constant bounds, which
@@ -720,47 +734,126 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         return False
 
     def note_shared_read(self, sym, indices, idx_es, node) -> None:
-        """Record a shared element access that ptxas may merge with its neighbours into an LDS.64/LDS.128."""
+        """Record a shared element access that ptxas may merge with its neighbours into an LDS.64/LDS.128 (or,
+        for a plain store, STS.64/STS.128): the same row at consecutive last indices, on one line (loads), in
+        consecutive statements (stores), or over the iterations of an unrolled loop (loads)."""
         size = sym.t.size
         if size not in (4, 8) or sym.t.kind == "vec" or not sym.dims:
             return
         site = self.loc(node)
         row_bytes = sym.dims[-1] * size if len(sym.dims) > 1 else None     # None: a 1-D array, base aligned
         last, lead = indices[-1], [self.text(i) for i in indices[:-1]]
+        aff = self._affine(last)
+        if aff is None:
+            return
+        terms, off = aff
+        parent = node.parent
+        store = parent is not None and parent.type == "assignment_expression" and \
+            parent.child_by_field_name("left") == node
+        if store and (self.text(parent.child_by_field_name("operator")) != "=" or parent.parent is None
+                      or parent.parent.type != "expression_statement"):
+            return                                   # a compound assignment: a load and a store at one site
+        loop_vars = {id(c[0]): c for c in self.unroll if c is not None}
+        in_loop = [t for t in terms if t[0] in loop_vars]
+        base = tuple(sorted((t[1], c) for t, c in terms.items() if t[0] not in loop_vars))
+        g = 0
+        for _, c in base:
+            g = math.gcd(g, abs(c))
 
         def row_ok(w):
-            return row_bytes is None or row_bytes % (w * size) == 0
-        k = idx_es[-1].k
-        if k is not None:
-            key = (site[0], sym.name, "][".join(lead))
-            entry = self.vec_const.setdefault(key, ({}, size, row_ok))
-            entry[0].setdefault(int(k), site)
+            return (row_bytes is None or row_bytes % (w * size) == 0) and (g == 0 or g % w == 0)
+        if not in_loop:
+            if store:
+                stmt = parent.parent
+                block = stmt.parent
+                idx = [ch.id for ch in block.named_children].index(stmt.id) if block is not None else 0
+                key = ("st", block.id if block is not None else 0, sym.name, "][".join(lead), base)
+                entry = self.vec_store.setdefault(key, ({}, size, row_ok, {}))
+                entry[0].setdefault(off, site)
+                entry[3][off] = idx
+            else:
+                key = (site[0], sym.name, "][".join(lead), base)
+                entry = self.vec_const.setdefault(key, ({}, size, row_ok))
+                entry[0].setdefault(off, site)
             return
-        cand = self.unroll[-1] if self.unroll else None
-        if cand is None:
+        if store or len(in_loop) != 1 or terms[in_loop[0]] != 1:
             return
-        var, c0, trip = cand
-        off = self._loop_offset(last, var)
-        if off is None or any(re.search(rf"\b{re.escape(var.name)}\b", t) for t in lead):
+        var, c0, trip = loop_vars[in_loop[0][0]]
+        if any(re.search(rf"\b{re.escape(var.name)}\b", t) for t in lead):
             return
         for w in (4, 2):
             if w * size <= 16 and row_ok(w) and (c0 + off) % w == 0 and trip % w == 0:
                 self.vec_loop[site] = (w, w * size)
                 return
 
-    def _loop_offset(self, node, var):
-        """``k`` -> 0, ``k + 3`` / ``3 + k`` -> 3 for the loop variable ``var``; else None."""
-        while node.type == "parenthesized_expression":
-            node = node.named_children[0]
-        if node.type == "identifier":
-            return 0 if self.lookup(self.text(node)) is var else None
-        if node.type == "binary_expression" and self.text(node.child_by_field_name("operator")) == "+":
-            a, b = node.child_by_field_name("left"), node.child_by_field_name("right")
-            for x, y in ((a, b), (b, a)):
-                if x.type == "identifier" and self.lookup(self.text(x)) is var and y.type == "number_literal":
-                    c = self._const_of(y)
-                    return c
-        return None
+    def _affine(self, node):
+        """An index as ({(symbol id or text, text): coefficient}, constant offset): ``ty * 4 + i + 1`` ->
+        ({ty: 4, i: 1}, 1); a term that is not a constant multiple of a name counts as a name itself; None when
+        a constant coefficient cannot be read."""
+        terms: dict = {}
+        off = 0
+
+        def add(n, sign):
+            nonlocal off
+            while n.type == "parenthesized_expression":
+                n = n.named_children[0]
+            k = self._const_value(n)
+            if k is not None:
+                off += sign * k
+                return True
+            if n.type == "binary_expression":
+                op = self.text(n.child_by_field_name("operator"))
+                a, b = n.child_by_field_name("left"), n.child_by_field_name("right")
+                if op in ("+", "-"):
+                    return add(a, sign) and add(b, sign * (1 if op == "+" else -1))
+                if op == "*":
+                    for x, y in ((a, b), (b, a)):
+                        c = self._const_value(y)
+                        if c is not None:
+                            return term(x, sign * c)
+                if op == "<<":
+                    c = self._const_value(b)
+                    if c is not None and 0 <= c < 31:
+                        return term(a, sign * (1 << c))
+            return term(n, sign)
+
+        def term(n, coef):
+            while n.type == "parenthesized_expression":
+                n = n.named_children[0]
+            if n.type == "identifier":
+                sym = self.lookup(self.text(n))
+                key = (id(sym) if sym is not None else self.text(n), self.text(n))
+            else:
+                key = ("".join(self.text(n).split()), "".join(self.text(n).split()))
+            terms[key] = terms.get(key, 0) + coef
+            return True
+        if not add(node, 1):
+            return None
+        return {t: c for t, c in terms.items() if c}, off
+
+    def _const_value(self, node):
+        """The integer value of a constant expression node, or None (never raises)."""
+        if node.type not in ("number_literal", "identifier", "binary_expression", "parenthesized_expression",
+                             "unary_expression"):
+            return None
+        def const_shape(n):
+            if n.type == "identifier":
+                sym = self.lookup(self.text(n))
+                return sym is not None and sym.kind == "const"
+            if n.type == "number_literal":
+                return True
+            if n.type not in ("binary_expression", "parenthesized_expression", "unary_expression"):
+                return False
+            return all(const_shape(ch) for ch in n.named_children)
+        if not const_shape(node):     # compiling anything else here would record its accesses twice
+            return None
+        try:
+            k = self.expr(node).k
+        except Exception:       # not a constant here (a Reparse, an unknown name...): not a term's coefficient
+            return None
+        if k is None or not np.issubdtype(np.asarray(k).dtype, np.integer):
+            return None
+        return int(k)
 
     def uniform_address(self, node) -> bool:
         """The address names only constants, the kernel's parameters and blockIdx/blockDim/gridDim: the same for

@@ -17,9 +17,12 @@ Design (issue 17, issue 23). The executor records every access by instruction si
 
 1. **Source rules** (the default everywhere: lessons, grader, kit, tests; computed by the front end while it
    compiles): ptxas's decisions, written down as rules and checked against the SASS of every recorded kernel.
-   Vector loads: a shared read ``a[...][k + c]`` inside ``for (int k = C0; k < C1; ++k)`` with constant bounds,
-   at most 32 iterations and no ``#pragma unroll 1`` before it (ptxas unrolls it), whose row is a multiple of
-   16 (8) bytes and whose groups start aligned; or constant last indices c..c+3 of one array row on one line.
+   Vector loads: a shared read ``a[...][b + k + c]`` inside ``for (int k = C0; k < C1; ++k)`` with constant
+   bounds, at most 32 iterations and no ``#pragma unroll 1`` before it (ptxas unrolls it), whose row is a
+   multiple of 16 (8) bytes, whose other terms ``b`` are multiples of 4 (2) (``ty * 4``) and whose groups start
+   aligned; or last indices b+c..b+c+3 of one array row on one line (``t[i][0..3]``, ``s[2*m]``, ``s[2*m+1]``).
+   Vector stores: the same shapes in consecutive statements (``s[2*l] = a; s[2*l+1] = b;``). If/else arms: a
+   location both arms store (``if (c) out[i] = a; else out[i] = b;``) or both read is one instruction.
    Branches: the instructions inside a kernel's final ``if`` without ``else`` (ptxas emits ``@!P EXIT``); every
    other guarded instruction is predicated. Aggregation: ``atomicAdd``/``atomicSub`` on an integer whose
    address names only constants, kernel parameters and blockIdx/blockDim/gridDim.
@@ -40,7 +43,7 @@ from the simulated addresses, never from the SASS). ``Stats.counting`` says whic
 "sass"; "source" when the accesses are counted as written).
 
 Limitations: a merge ptxas makes that the source rules do not propose (a loop over a computed bound, say) is
-not modelled even with SASS; shared stores are never merged; a shared float ``atomicAdd`` is a CAS loop on the
+not modelled even with SASS (``labsim.model`` lists the measured cases); a shared float ``atomicAdd`` is a CAS loop on the
 H200 whose retries depend on timing (measured: 3782 ``ATOMS`` for 16 warps), labsim counts one ``ATOMS`` per warp.
 """
 from __future__ import annotations
@@ -252,13 +255,15 @@ def plan_for(rules: dict, source: str | None, kernel: str, sites=None, analysis:
     ``sites``: {(line, col): (space, ops)} of the kernel's memory accesses, for the branch decision (None: the
     source rules' branch sites only)."""
     vector = dict(rules.get("vector", {}))
+    vector_st = dict(rules.get("vector_st", {}))
+    union = dict(rules.get("union", {}))
     branch = set(rules.get("branch", ()))
     aggregate = set(rules.get("aggregate", ()))
     sass = analysis if analysis is not None else (None if source is None else analyse(source))
     fn = None if sass is None else _function(sass, kernel)
     if fn is None:
         return CountPlan("source-rules", {s: v[:3] for s, v in vector.items()}, frozenset(branch),
-                         frozenset(aggregate))
+                         frozenset(aggregate), {s: v[:3] for s, v in vector_st.items()}, union)
     by_line = {int(k): v for k, v in fn.items()}
 
     def kinds(line):
@@ -266,6 +271,14 @@ def plan_for(rules: dict, source: str | None, kernel: str, sites=None, analysis:
     for site, (group, pos, w, nbytes) in list(vector.items()):
         if not any(k[0] == "shared" and k[1] == "ld" and k[2] == nbytes * 8 for k, _, _ in kinds(site[0])):
             del vector[site]
+    groups: dict = {}
+    for site, (group, pos, w, nbytes) in vector_st.items():     # stores in consecutive statements: one STS
+        groups.setdefault(group, []).append((site, nbytes))      # attributed to one of their lines
+    for sts in groups.values():
+        if not any(k[0] == "shared" and k[1] == "st" and k[2] == nbytes * 8 for site, nbytes in sts
+                   for k, _, _ in kinds(site[0])):
+            for site, _ in sts:
+                del vector_st[site]
     for site in list(aggregate):
         ops = [op for op, _ in by_line.get(site[0], ())]
         if not (any(o.startswith("VOTE") for o in ops) and any(o.startswith(("POPC", "REDUX")) for o in ops)):
@@ -281,4 +294,5 @@ def plan_for(rules: dict, source: str | None, kernel: str, sites=None, analysis:
                 branch.discard(site)   # predicated; inside the kernel's tail `if` it is both (@!P EXIT, then @P)
         else:
             branch.add(site)
-    return CountPlan("sass", {s: v[:3] for s, v in vector.items()}, frozenset(branch), frozenset(aggregate))
+    return CountPlan("sass", {s: v[:3] for s, v in vector.items()}, frozenset(branch), frozenset(aggregate),
+                     {s: v[:3] for s, v in vector_st.items()}, union)

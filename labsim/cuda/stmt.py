@@ -137,6 +137,7 @@ class StmtMixin:
         alt = node.child_by_field_name("alternative")
         else_f, ej = None, NO_JUMPS
         if alt is not None:
+            self.note_shared_arms(node)
             inner = [ch for ch in alt.named_children if ch.type != "comment"]
             self.scopes.append({})
             else_f, ej = self.stmt(inner[0]) if inner else (None, NO_JUMPS)
@@ -161,6 +162,44 @@ class StmtMixin:
                 else_f(c)
                 c.pop()
         return run, tj | ej
+
+    def note_shared_arms(self, node) -> None:
+        """``if (c) x[i] = a; else x[i] = b;``: ptxas selects the value and emits one store after the branch, and a
+        location both arms read (``t[pin][k]``) one load before it (measured: round3 ifelse_shared_load,
+        scan_hillis_steele). Recorded for the counting plan as pairs of sites, then-arm 0 and else-arm 1."""
+        def single(n):
+            while n is not None and n.type in ("compound_statement", "else_clause"):
+                kids = [ch for ch in n.named_children if ch.type != "comment"]
+                if len(kids) != 1:
+                    return None
+                n = kids[0]
+            return n if n is not None and n.type == "expression_statement" else None
+        arms = [single(node.child_by_field_name("consequence")), single(node.child_by_field_name("alternative"))]
+        if None in arms:
+            return
+        exprs = [next((ch for ch in a.named_children if ch.type != "comment"), None) for a in arms]
+        if any(e is None or e.type != "assignment_expression" or self.text(e.child_by_field_name("operator")) != "="
+               for e in exprs):
+            return
+        targets = [e.child_by_field_name("left") for e in exprs]
+        group = self.loc(node)
+        if all(t.type == "subscript_expression" for t in targets) and \
+                "".join(self.text(targets[0]).split()) == "".join(self.text(targets[1]).split()):
+            for arm, t in enumerate(targets):
+                self.union_sites[self.loc(t) + ("st",)] = (group + ("st",), arm)
+
+        def reads(n, out):
+            if n.type == "subscript_expression":
+                out.setdefault("".join(self.text(n).split()), n)
+                return
+            for ch in n.named_children:
+                reads(ch, out)
+        found = [{}, {}]
+        for arm, e in enumerate(exprs):
+            reads(e.child_by_field_name("right"), found[arm])
+        for k, text in enumerate(t for t in found[0] if t in found[1]):
+            for arm in (0, 1):
+                self.union_sites[self.loc(found[arm][text]) + ("ld",)] = (group + ("ld", k), arm)
 
     def loop(self, node, init, cond_node, update_node, body_node, do_while: bool = False):
         cond = self.condition(cond_node) if cond_node is not None else None

@@ -228,3 +228,39 @@ def test_repeated_reads_of_one_location_are_one_load(body, restrict, loads):
     written = prog.launch("k", 1, 32, as_written, counting="source").stats.metrics
     assert written["smsp__inst_executed_op_global_ld.sum"] == body.count("x[i]") * (3 if "j < " in body else 1)
     assert np.array_equal(folded[1], as_written[1]) and np.array_equal(folded[2], as_written[2])
+
+
+SHAPES = r'''
+__global__ void k(const float* __restrict__ x, float* __restrict__ out, int n) {
+    __shared__ float s[66];
+    __shared__ float t[16][64];
+    int l = threadIdx.x;
+    BODY
+}
+'''
+
+
+@pytest.mark.parametrize("body,ld,st", [
+    # s[2l], s[2l+1] in consecutive statements: one STS.64; read back as a pair on one line: one LDS.64
+    ("s[2 * l] = x[l]; s[2 * l + 1] = x[l] + 1.0f; __syncthreads(); out[l] = s[2 * l] * s[2 * l + 1];", 1, 1),
+    # not 8-byte aligned (2l+1, 2l+2): two of each
+    ("s[2 * l + 1] = x[l]; s[2 * l + 2] = 1.0f; __syncthreads(); out[l] = s[2 * l + 1] * s[2 * l + 2];", 2, 2),
+    # a statement between the stores: not merged
+    ("s[2 * l] = x[l]; out[l] = 1.0f; s[2 * l + 1] = 2.0f; __syncthreads(); out[l] = s[2 * l];", 1, 2),
+    # t[k][l*4+i], i unrolled: one LDS.128 per k (a computed, 16-byte-aligned index)
+    ("for (int e = l; e < 1024; e += 32) (&t[0][0])[e] = e; __syncthreads(); float a = 0.0f;\n"
+     "    for (int k = 0; k < 4; ++k) for (int i = 0; i < 4; ++i) a += t[k][(l & 15) * 4 + i]; out[l] = a;", 4, 32),
+    # if/else arms storing one location: one STS; reading one location: one LDS
+    ("s[l] = x[l]; __syncthreads(); if (l & 1) s[l + 32] = s[l] * 2.0f; else s[l + 32] = s[l] + 1.0f;", 1, 2),
+])
+def test_rules_for_pairs_computed_indices_and_if_else_arms(body, ld, st):
+    """Executed shared loads/stores under the source rules (what ptxas emits, measured in round3: pair64_*,
+    rtgemm4x4_64, ifelse_shared_load, scan_hillis_steele); counting="source" counts each access as written."""
+    prog = lc.compile(SHAPES.replace("BODY", body), "r.cu")
+    x = np.arange(64, dtype=np.float32)
+    args = (x, np.zeros(64, np.float32), 64)
+    m = prog.launch("k", 1, 32, args).stats.metrics
+    assert (m[LD_EXEC], m["smsp__inst_executed_op_shared_st.sum"]) == (ld, st)
+    ref = (x, np.zeros(64, np.float32), 64)
+    prog.launch("k", 1, 32, ref, counting="source")
+    assert np.array_equal(args[1], ref[1])      # the rules change counts, never values
