@@ -1,9 +1,5 @@
-"""Fixtures for the grading tests.
-
-``sim`` runs a test twice: on labsim.cuda (the real CUDA C front end; skipped only while it is missing) and
-on tests/grading/fakecuda.py (the template's kernel hand-written in labsim's Python API), so the pipeline's
-logic is tested even before the front end lands and both must agree once it has.
-"""
+"""Fixtures for the grading tests. The checks run on labsim.cuda, the real CUDA C front end (a hand-written
+stand-in once tested the pipeline before the front end existed; issue 22 retired it)."""
 from __future__ import annotations
 
 import sys
@@ -14,11 +10,7 @@ import pytest
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
-import fakecuda  # noqa: E402
-
-import grading.sim  # noqa: E402
-from grading.sim import cuda_available  # noqa: E402
-from grading.spec import clear_caches, load_exercise  # noqa: E402
+from grading.spec import load_exercise  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -32,31 +24,3 @@ def fixture_exercises(monkeypatch):
 @pytest.fixture(scope="session")
 def ex():
     return load_exercise("lesson09")
-
-
-def _use(monkeypatch, compile_fn) -> None:
-    monkeypatch.setattr(grading.sim, "compile_source", compile_fn)
-    monkeypatch.setattr(grading.sim, "cuda_available", lambda: True)
-    clear_caches()
-
-
-@pytest.fixture(params=["labsim.cuda", "fake"])
-def sim(request, monkeypatch):
-    """Which front end runs the checks: the real one, or the test double."""
-    if request.param == "fake":
-        _use(monkeypatch, lambda src, filename="x.cu": fakecuda.compile(src))
-    else:
-        if not cuda_available():
-            pytest.skip("labsim.cuda (CUDA C front end) not installed yet")
-        clear_caches()
-    yield request.param
-    clear_caches()
-
-
-@pytest.fixture
-def fake_sim(monkeypatch):
-    """The test double only: for tests of reporting and batch logic, not of the simulator."""
-    _use(monkeypatch, lambda src, filename="x.cu": fakecuda.compile(src))
-    yield "fake"
-    clear_caches()
-

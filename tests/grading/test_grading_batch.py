@@ -29,7 +29,7 @@ def corpus(tmp_path):
     return d
 
 
-def test_batch_writes_everything(ex, fake_sim, corpus, tmp_path):
+def test_batch_writes_everything(ex, corpus, tmp_path):
     out = tmp_path / "out"
     results = grade_many(discover([corpus], ex), ex.id, out, jobs=2, options=Options(nvcc="off"), progress=False)
     assert [r.name for r in results] == sorted(p.stem for p in corpus.iterdir())
@@ -50,7 +50,7 @@ def test_batch_writes_everything(ex, fake_sim, corpus, tmp_path):
     assert by["fails_empty"]["problem"]
 
 
-def test_time_limit_kills_only_the_slow_submission(ex, fake_sim, corpus, tmp_path, monkeypatch):
+def test_time_limit_kills_only_the_slow_submission(ex, corpus, tmp_path, monkeypatch):
     real = grading.batch.grade_submission
 
     def slow_or_crash(path, exercise, *, name=None, options=None):
@@ -73,14 +73,14 @@ def test_time_limit_kills_only_the_slow_submission(ex, fake_sim, corpus, tmp_pat
     assert by["passes_reference"].score == 3                    # the rest of the batch went on
 
 
-def test_cli_grade(ex, fake_sim, corpus, tmp_path, capsys):
+def test_cli_grade(ex, corpus, tmp_path, capsys):
     out = tmp_path / "cli"
     assert main(["grade", "--exercise", "lesson09", str(corpus), "--out", str(out), "--nvcc", "off",
                  "--no-progress", "--jobs", "1"]) == 0
     assert (out / "gradebook.csv").exists() and "graded 5 submission(s)" in capsys.readouterr().out
 
 
-def test_cli_gradescope(ex, fake_sim, tmp_path):
+def test_cli_gradescope(ex, tmp_path):
     sub = tmp_path / "submission"
     sub.mkdir()
     shutil.copy(SUBMISSIONS / "fails_bank_conflict.cu", sub / "my.cu")
@@ -110,7 +110,7 @@ def test_broken_environment_exits_3(ex, corpus, tmp_path, monkeypatch):
     assert main(["grade", "--exercise", "lesson09", str(corpus), "--out", str(tmp_path / "o")]) == 3
 
 
-def test_gradescope_seeds_by_submission_id(ex, fake_sim, tmp_path):
+def test_gradescope_seeds_by_submission_id(ex, tmp_path):
     sub = tmp_path / "submission"
     sub.mkdir()
     shutil.copy(REFERENCE, sub / "a.cu")

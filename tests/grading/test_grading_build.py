@@ -164,7 +164,7 @@ def test_nvcc_compiles_reference_and_reports_errors(ex):
 
 
 @nvcc_needed
-def test_nvcc_in_pipeline(ex, sim):
+def test_nvcc_in_pipeline(ex):
     from grading.pipeline import Options, grade_submission
     res = grade_submission(REFERENCE, ex, options=Options(nvcc="on"))
     t = next(t for t in res.tests if t.id == "nvcc")

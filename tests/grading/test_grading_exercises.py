@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from grading_testlib import (CORPORA, FIXTURE_EXERCISES, assert_expected, auto_check_ids, corpus_file,
-                             exercise_ids, expectations, needs_cuda, validate_gradescope)
+                             exercise_ids, expectations, graded, needs_cuda, validate_gradescope)
 
 from grading.conformance import check_conformance
 from grading.pipeline import Options, grade_submission
@@ -71,7 +71,7 @@ def test_spec_is_consistent(eid):
 def test_corpus(eid, name):
     ex = load_exercise(eid)
     head, exp = expectations(eid)
-    res = grade_submission(corpus_file(ex, name), ex, options=Options(nvcc="off"))
+    res = graded(corpus_file(ex, name), ex)
     assert_expected(ex, res, exp[name], head)
     assert not res.instructor.get("internal_errors"), res.instructor["internal_errors"]
 

@@ -25,7 +25,7 @@ def _fake(out, name, exercise, score, max_score=10.0, pending=0.0):
 
 
 @pytest.fixture
-def graded(ex, fake_sim, tmp_path):
+def graded(ex, tmp_path):
     d = tmp_path / "in"
     d.mkdir()
     (d / "alice.cu").write_text(fill(ex, "TILE_DIM + 1"))

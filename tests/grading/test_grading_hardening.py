@@ -33,7 +33,7 @@ SECRET_TARGETS = [GRADER / "hidden_checks.py", GRADER / "solution.cu", GRADER / 
 
 @pytest.mark.parametrize("target", SECRET_TARGETS, ids=lambda p: p.name)
 @pytest.mark.parametrize("as_name", ["transpose.cu", "lesson09.ipynb", "notes.txt"])
-def test_links_in_a_folder_are_not_followed(ex, fake_sim, tmp_path, target, as_name, monkeypatch):
+def test_links_in_a_folder_are_not_followed(ex, tmp_path, target, as_name, monkeypatch):
     monkeypatch.setenv("GRADING_SECRET", "s3cr3t-value-never-shown")
     folder = tmp_path / "mallory"
     folder.mkdir()
@@ -183,12 +183,12 @@ def _nb_with(tmp_path, ex, mutate):
     lambda nb: nb["cells"][2].__setitem__("outputs", [{"data": ["x"], "text": 5}]),
     lambda nb: nb["cells"][1]["metadata"].__setitem__("tags", "course_role: exercise"),
 ], ids=["int-source", "list-junk-source", "list-metadata", "dict-outputs", "odd-output", "str-tags"])
-def test_malformed_cells_are_graded_not_crashed(ex, fake_sim, tmp_path, mutate):
+def test_malformed_cells_are_graded_not_crashed(ex, tmp_path, mutate):
     res = grade_submission(_nb_with(tmp_path, ex, mutate), ex, options=Options(nvcc="off"))
     assert "internal_errors" not in res.instructor, res.instructor.get("internal_errors")
 
 
-def test_malformed_exercise_cell_has_a_message(ex, fake_sim, tmp_path):
+def test_malformed_exercise_cell_has_a_message(ex, tmp_path):
     def mutate(nb):
         nb["cells"][1]["source"] = 7
         nb["cells"][1]["metadata"] = {"course_role": "exercise"}
@@ -200,7 +200,7 @@ def test_malformed_exercise_cell_has_a_message(ex, fake_sim, tmp_path):
 @pytest.mark.parametrize("text,word", [("[" * 100_000 + "]" * 100_000, "嵌套"),
                                        ('{"cells": [], "x": ' + "9" * 5000 + "}", "JSON"),
                                        ('{"a": ' * 50_000 + "1" + "}" * 50_000, "嵌套")])
-def test_deep_or_huge_json(ex, fake_sim, tmp_path, text, word):
+def test_deep_or_huge_json(ex, tmp_path, text, word):
     p = tmp_path / "deep.ipynb"
     p.write_text(text)
     res = grade_submission(p, ex, options=Options(nvcc="off"))
@@ -279,7 +279,7 @@ def test_old_notebook_vs_new_notebook(ex, tmp_path):
     assert load_submission(tmp_path, ex).graded_file == "new.ipynb"
 
 
-def test_no_veto_for_an_unrelated_file(ex, fake_sim, tmp_path):
+def test_no_veto_for_an_unrelated_file(ex, tmp_path):
     _touch(tmp_path / "README.txt", "if (row < M && col < N) 这里是我的笔记", 0)
     res = grade_submission(tmp_path, ex, options=Options(nvcc="off"))
     assert res.problem and not res.vetoes

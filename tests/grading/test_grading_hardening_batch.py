@@ -34,7 +34,7 @@ def _files_under(root: Path) -> set[Path]:
 
 # ---- 3. the parent never touches a submission; the time limit bounds everything --------------------------
 
-def test_parent_does_not_reread_after_a_timeout(ex, fake_sim, tmp_path, monkeypatch):
+def test_parent_does_not_reread_after_a_timeout(ex, tmp_path, monkeypatch):
     (tmp_path / "slow.ipynb").write_text("{}")
     monkeypatch.setattr(grading.batch, "grade_submission", lambda *a, **k: time.sleep(600))
     reads = []
@@ -47,7 +47,7 @@ def test_parent_does_not_reread_after_a_timeout(ex, fake_sim, tmp_path, monkeypa
 
 
 @pytest.mark.parametrize("special", ["fifo_cu", "fifo_ipynb", "fifo_in_folder"])
-def test_fifo_never_stalls_the_batch(ex, fake_sim, tmp_path, special):
+def test_fifo_never_stalls_the_batch(ex, tmp_path, special):
     d = tmp_path / "in"
     d.mkdir()
     (d / "ok.cu").write_text(fill(ex, "TILE_DIM + 1"))
@@ -120,7 +120,7 @@ def test_workers_die_with_the_parent(ex, tmp_path, sig):
 
 # ---- 6./7. names never steer output or abort the batch, and a mixed folder ----------------------------
 
-def test_mixed_hostile_folder(ex, fake_sim, tmp_path, monkeypatch):
+def test_mixed_hostile_folder(ex, tmp_path, monkeypatch):
     monkeypatch.setenv("GRADING_SECRET", "s3cr3t-in-env")
     d = tmp_path / "in"
     d.mkdir()
@@ -164,7 +164,7 @@ def test_mixed_hostile_folder(ex, fake_sim, tmp_path, monkeypatch):
         assert (by[n].score, by[n].verdict, [v.id for v in by[n].vetoes]) == (r.score, r.verdict, [v.id for v in r.vetoes])
 
 
-def test_an_unwritable_result_does_not_abort_the_batch(ex, fake_sim, tmp_path, monkeypatch):
+def test_an_unwritable_result_does_not_abort_the_batch(ex, tmp_path, monkeypatch):
     d = tmp_path / "in"
     d.mkdir()
     for n in ("a", "b", "c"):
@@ -181,7 +181,7 @@ def test_an_unwritable_result_does_not_abort_the_batch(ex, fake_sim, tmp_path, m
     assert (tmp_path / "out" / "gradebook.csv").is_file()
 
 
-def test_gradebook_path_taken_by_a_folder(ex, fake_sim, tmp_path):
+def test_gradebook_path_taken_by_a_folder(ex, tmp_path):
     (tmp_path / "a.cu").write_text(fill(ex, "TILE_DIM + 1"))
     out = tmp_path / "out"
     (out / "gradebook.csv").mkdir(parents=True)
@@ -211,7 +211,7 @@ def test_globbed_option_names_are_refused(tmp_path, monkeypatch, fname, capsys):
     assert not (tmp_path / "o").exists() and not (tmp_path / "elsewhere.cu").is_dir()
 
 
-def test_double_dash_ends_options(ex, fake_sim, tmp_path, monkeypatch):
+def test_double_dash_ends_options(ex, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "--secret=x.cu").write_text(fill(ex, "TILE_DIM + 1"))
     code = main(["grade", "--exercise", "lesson09", "--out", "o", "--nvcc", "off", "--no-progress", "--jobs", "1",
@@ -246,7 +246,7 @@ def test_csv_cells_cannot_be_formulas(text):
 
 @pytest.mark.parametrize("blank", ["TILE_DIM + 1 ` <script>alert(1)</script>", "`` <img src=x onerror=alert(1)>",
                                    "1 /* </code><b>x</b> */", "[x](javascript:alert(1))"])
-def test_feedback_escapes_student_text(ex, fake_sim, tmp_path, blank):
+def test_feedback_escapes_student_text(ex, tmp_path, blank):
     p = tmp_path / "a.cu"
     p.write_text(fill(ex, blank))
     res = grade_submission(p, ex, options=Options(nvcc="off"))

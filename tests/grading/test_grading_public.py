@@ -15,7 +15,7 @@ def write(tmp_path, text):
     return p
 
 
-def test_reference_passes_and_says_hidden_checks_remain(ex, sim, tmp_path, capsys):
+def test_reference_passes_and_says_hidden_checks_remain(ex, tmp_path, capsys):
     rep = check(write(tmp_path, fill(ex, "TILE_DIM + 1")))
     out = capsys.readouterr().out
     assert isinstance(rep, CheckReport) and rep.ok
@@ -24,7 +24,7 @@ def test_reference_passes_and_says_hidden_checks_remain(ex, sim, tmp_path, capsy
     assert rep.receipt and rep.receipt in out
 
 
-def test_counters_per_line_with_read_line_marked(ex, sim, tmp_path, capsys):
+def test_counters_per_line_with_read_line_marked(ex, tmp_path, capsys):
     # two extra comment lines before the kernel: the report speaks in the student's line numbers
     text = "// 我的笔记\n// 第二行\n" + fill(ex, "TILE_DIM + 1")
     rep = check(write(tmp_path, text), quiet=True)
@@ -43,7 +43,7 @@ def test_counters_per_line_with_read_line_marked(ex, sim, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("ld", [32, 33, 34])
-def test_heatmap_is_the_students_transposed_read(ex, sim, tmp_path, ld):
+def test_heatmap_is_the_students_transposed_read(ex, tmp_path, ld):
     rep = check(write(tmp_path, fill(ex, str(ld))), quiet=True)
     wa = rep.heatmap
     assert wa is not None and wa.space == "shared" and wa.op == "ld" and wa.line == ex.focus_by_id("transposed_read").line
@@ -69,12 +69,12 @@ def test_missing_file(tmp_path, capsys):
     assert not rep.ok and "先运行上面的练习单元格" in capsys.readouterr().out
 
 
-def test_edits_outside_blank_are_reported(ex, sim, tmp_path):
+def test_edits_outside_blank_are_reported(ex, tmp_path):
     rep = check(write(tmp_path, (SUBMISSIONS / "fails_conformance_syncthreads_removed.cu").read_text()), quiet=True)
     assert any("__syncthreads" in n for n in rep.notes)
 
 
-def test_reprs(ex, sim, tmp_path):
+def test_reprs(ex, tmp_path):
     rep = check(write(tmp_path, fill(ex, "TILE_DIM + 2")), quiet=True)
     assert "ok=False" in repr(rep)
     md = rep.markdown()
@@ -154,7 +154,7 @@ def test_html_source_view_rows_carry_the_read_lines_counters(ex, tmp_path):
     # lines without memory instructions have empty counters; the plain text stays as before
     assert "<details" in page and "<script" not in page and "http" not in page
     assert "<tr" not in rep.text() and rep.text().splitlines()[-1] == rep.receipt
-def test_shape_runs_the_students_kernel_on_that_shape(ex, sim, tmp_path):
+def test_shape_runs_the_students_kernel_on_that_shape(ex, tmp_path):
     """check(shape=(M, N)): a verdict for that shape after the receipt; the receipt binds the public cases."""
     path = write(tmp_path, fill(ex, "TILE_DIM + 1"))
     plain = check(path, quiet=True)
@@ -171,7 +171,7 @@ def test_shape_runs_the_students_kernel_on_that_shape(ex, sim, tmp_path):
     assert "运行出错" in wrong.shape_lines[0] or "结果错误" in wrong.shape_lines[0]
 
 
-def test_shape_that_is_not_positive_sizes_is_a_message(ex, sim, tmp_path):
+def test_shape_that_is_not_positive_sizes_is_a_message(ex, tmp_path):
     path = write(tmp_path, fill(ex, "TILE_DIM + 1"))
     for bad in ((0, 45), (3,), "65x45", (2.5, 3), (4096, 4096), {"M": 3}, {"M": 3, "K": 4}):
         rep = check(path, shape=bad, quiet=True)

@@ -44,13 +44,13 @@ def rehash(text: str) -> str:
 # ---- honest notebooks are never vetoed -----------------------------------------------------------------
 
 @pytest.mark.parametrize("blank", ["TILE_DIM + 1", "TILE_DIM", "33 + 0 * 7", "______"])
-def test_matching_receipt_is_ok(ex, sim, tmp_path, blank):
+def test_matching_receipt_is_ok(ex, tmp_path, blank):
     code = fill(ex, blank)
     res = grade_nb(ex, tmp_path, code, run_check(tmp_path, code))
     assert res.instructor["receipt"] == "ok" and "unrun_output" not in vetoes(res)
 
 
-def test_resaved_notebook_is_still_ok(ex, sim, tmp_path):
+def test_resaved_notebook_is_still_ok(ex, tmp_path):
     code = fill(ex, "TILE_DIM + 1")
     path = write(notebook(code, check_output=run_check(tmp_path, code)), tmp_path / "a.ipynb")
     for _ in range(2):                              # Jupyter reads and re-saves it
@@ -59,14 +59,14 @@ def test_resaved_notebook_is_still_ok(ex, sim, tmp_path):
     assert res.instructor["receipt"] == "ok" and not res.vetoes
 
 
-def test_whitespace_edit_after_running_is_still_the_same_code(ex, sim, tmp_path):
+def test_whitespace_edit_after_running_is_still_the_same_code(ex, tmp_path):
     code = fill(ex, "TILE_DIM + 1")
     out = run_check(tmp_path, code)
     res = grade_nb(ex, tmp_path, code.replace("    ", "  ") + "\n// 提交前加的注释\n", out)
     assert res.instructor["receipt"] == "ok" and not res.vetoes
 
 
-def test_rerun_after_an_edit_is_ok(ex, sim, tmp_path):
+def test_rerun_after_an_edit_is_ok(ex, tmp_path):
     run_check(tmp_path, fill(ex, "TILE_DIM + 2"))                 # first run, then the blank changed ...
     code = fill(ex, "TILE_DIM + 1")
     res = grade_nb(ex, tmp_path, code, run_check(tmp_path, code))  # ... and the check cell was run again
@@ -74,7 +74,7 @@ def test_rerun_after_an_edit_is_ok(ex, sim, tmp_path):
 
 
 @pytest.mark.parametrize("where", [1, 2])
-def test_stale_receipt_in_another_cell_does_not_veto(ex, sim, tmp_path, where):
+def test_stale_receipt_in_another_cell_does_not_veto(ex, tmp_path, where):
     old = run_check(tmp_path, fill(ex, "TILE_DIM + 2"))
     code = fill(ex, "TILE_DIM + 1")
     cell = new_code_cell("from grading import check\ncheck('/tmp/09_transpose_tiled.cu')" if where == 1
@@ -84,19 +84,19 @@ def test_stale_receipt_in_another_cell_does_not_veto(ex, sim, tmp_path, where):
     assert res.instructor["receipt"] == "ok" and not res.vetoes
 
 
-def test_no_saved_output_is_not_a_veto(ex, sim, tmp_path):
+def test_no_saved_output_is_not_a_veto(ex, tmp_path):
     res = grade_nb(ex, tmp_path, fill(ex, "TILE_DIM + 1"), None)
     assert res.instructor["receipt"] == "none" and not res.vetoes
 
 
-def test_check_before_the_file_existed_is_not_a_veto(ex, sim, tmp_path):
+def test_check_before_the_file_existed_is_not_a_veto(ex, tmp_path):
     out = check(tmp_path / "missing.cu", ex.id, quiet=True).text()
     res = grade_nb(ex, tmp_path, fill(ex, "TILE_DIM + 1"), out)
     assert res.instructor["receipt"] == "none" and not res.vetoes
 
 
 @pytest.mark.parametrize("older", ["0", "0.9"])
-def test_other_model_version_is_rechecked_not_vetoed(ex, sim, tmp_path, monkeypatch, older):
+def test_other_model_version_is_rechecked_not_vetoed(ex, tmp_path, monkeypatch, older):
     code = fill(ex, "TILE_DIM + 1")
     monkeypatch.setattr(labsim, "MODEL_VERSION", older)
     out = run_check(tmp_path, code)
@@ -108,7 +108,7 @@ def test_other_model_version_is_rechecked_not_vetoed(ex, sim, tmp_path, monkeypa
 
 # ---- edits after running are caught ---------------------------------------------------------------------
 
-def test_output_from_other_code_is_vetoed(ex, sim, tmp_path):
+def test_output_from_other_code_is_vetoed(ex, tmp_path):
     out = run_check(tmp_path, fill(ex, "TILE_DIM + 2"))      # ran with +2, then changed the blank, never re-ran
     res = grade_nb(ex, tmp_path, fill(ex, "TILE_DIM + 1"), out)
     assert res.instructor["receipt"] == "stale_code"
@@ -134,7 +134,7 @@ def _add_a_line(text: str) -> str:
 
 @pytest.mark.parametrize("edit", [_edit_verdict, _edit_counter, _drop_a_check_line, _add_a_line])
 @pytest.mark.parametrize("forge", [False, True], ids=["edited", "edited+rehashed"])
-def test_hand_edited_output_is_vetoed_naming_the_line(ex, sim, tmp_path, edit, forge):
+def test_hand_edited_output_is_vetoed_naming_the_line(ex, tmp_path, edit, forge):
     code = fill(ex, "TILE_DIM")                                   # fails the conflict check: worth faking
     out = run_check(tmp_path, code)
     edited = edit(out)
@@ -148,14 +148,14 @@ def test_hand_edited_output_is_vetoed_naming_the_line(ex, sim, tmp_path, edit, f
 @pytest.mark.parametrize("mangle", [lambda t: "\n".join(t.splitlines()[:-1]),
                                     lambda t: re.sub(r"code=[0-9a-f]{12}", "code=zz", t),
                                     lambda t: t.replace("out=", "sig=")])
-def test_removed_or_malformed_receipt_is_vetoed(ex, sim, tmp_path, mangle):
+def test_removed_or_malformed_receipt_is_vetoed(ex, tmp_path, mangle):
     code = fill(ex, "TILE_DIM")
     res = grade_nb(ex, tmp_path, code, mangle(run_check(tmp_path, code)))
     assert res.instructor["receipt"] == "edited" and "unrun_output" in vetoes(res)
 
 
 @pytest.mark.parametrize("model", ["0", "1.0.1x", "999"])
-def test_changing_the_version_does_not_hide_stale_code(ex, sim, tmp_path, model):
+def test_changing_the_version_does_not_hide_stale_code(ex, tmp_path, model):
     """The bypass: a stale receipt with its version field changed (and hashes recomputed) is still stale."""
     out = run_check(tmp_path, fill(ex, "TILE_DIM + 1"))
     forged = rehash(re.sub(r"model=\S+", f"model={model}", out))
@@ -163,7 +163,7 @@ def test_changing_the_version_does_not_hide_stale_code(ex, sim, tmp_path, model)
     assert res.instructor["receipt"] == "stale_code" and "unrun_output" in vetoes(res)
 
 
-def test_changing_the_version_to_hide_an_edit_is_never_a_pass(ex, sim, tmp_path):
+def test_changing_the_version_to_hide_an_edit_is_never_a_pass(ex, tmp_path):
     code = fill(ex, "TILE_DIM")
     forged = rehash(re.sub(r"model=\S+", "model=0", _edit_verdict(run_check(tmp_path, code))))
     res = grade_nb(ex, tmp_path, code, forged)
@@ -173,7 +173,7 @@ def test_changing_the_version_to_hide_an_edit_is_never_a_pass(ex, sim, tmp_path)
     assert res.instructor["receipt"] == "edited" and "unrun_output" in vetoes(res)
 
 
-def test_gradebook_shows_which_receipts_need_a_rerun(ex, sim, tmp_path, monkeypatch):
+def test_gradebook_shows_which_receipts_need_a_rerun(ex, tmp_path, monkeypatch):
     import csv
 
     from grading.report import write_gradebook
@@ -211,12 +211,12 @@ def check_view(tmp_path, code):
     return check(p, "lesson09", quiet=True, cell_lines=1).html()
 
 
-def test_displayed_view_is_ok_in_the_cells_numbering(ex, sim, tmp_path):
+def test_displayed_view_is_ok_in_the_cells_numbering(ex, tmp_path):
     res = grade_displayed(ex, tmp_path, fill(ex, "TILE_DIM + 1"))
     assert res.instructor["receipt"] == "ok" and not res.vetoes
 
 
-def test_displayed_view_with_a_shape_is_ok(ex, sim, tmp_path):
+def test_displayed_view_with_a_shape_is_ok(ex, tmp_path):
     res = grade_displayed(ex, tmp_path, fill(ex, "TILE_DIM + 1"), shape=(65, 45))
     assert res.instructor["receipt"] == "ok" and not res.vetoes
 
@@ -225,7 +225,7 @@ def test_displayed_view_with_a_shape_is_ok(ex, sim, tmp_path):
     lambda v: v.replace("公开检查通过 2/3，没通过的项目见下面的说明。", "公开检查全部通过（3/3）。"),   # what a TA reads
     lambda v: re.sub(r"(<td class='wf'[^>]*>)32<", r"\g<1>1<", v, count=1),  # a counter of the source view
 ])
-def test_edited_html_view_is_vetoed(ex, sim, tmp_path, edit):
+def test_edited_html_view_is_vetoed(ex, tmp_path, edit):
     code = fill(ex, "TILE_DIM")               # a 32-way conflict (public 2/3): the edits make it look better
     honest = grade_displayed(ex, tmp_path, code)
     assert honest.instructor["receipt"] == "ok"

@@ -39,7 +39,7 @@ def test_verdict_rules():
     assert r.verdict == "fail"
 
 
-def test_manual_items_carry_rubric_and_student_text(ex, fake_sim, tmp_path):
+def test_manual_items_carry_rubric_and_student_text(ex, tmp_path):
     from nbmaker import notebook, write
     nb = write(notebook(fill(ex, "TILE_DIM + 1"), answers={"Q2": "因为不同 warp 不锁步。"}), tmp_path / "s.ipynb")
     res = grade_submission(nb, ex, options=Options(nvcc="off"))
@@ -52,7 +52,7 @@ def test_manual_items_carry_rubric_and_student_text(ex, fake_sim, tmp_path):
     assert expl.max_score == 1 and "未作答" in expl.output
 
 
-def test_feedback_lists_vetoes_and_notes(ex, fake_sim, tmp_path):
+def test_feedback_lists_vetoes_and_notes(ex, tmp_path):
     p = tmp_path / "s.cu"
     p.write_text(fill(ex, "TILE_DIM"))
     res = grade_submission(p, ex, options=Options(nvcc="off"))

@@ -1,6 +1,6 @@
-"""Lesson 9's corpus: the reference solution through every hidden check, and one deliberately wrong submission
-per failure mode (tests/grading/submissions/lesson09/fails_*.cu, expectations in expected.toml there), each
-failing exactly what its name says; and lesson 9's own promises (hidden shapes, messages)."""
+"""Lesson 9's own promises (hidden shapes, messages) on its corpus (tests/grading/submissions/lesson09/). The
+corpus itself, each entry failing exactly what its name says, is test_grading_exercises.py's test_corpus,
+for every exercise; both read the session's one grading of each entry (grading_testlib.graded)."""
 from __future__ import annotations
 
 import json
@@ -8,11 +8,9 @@ import re
 
 import numpy as np
 import pytest
-from grading_testlib import REFERENCE, SUBMISSIONS, assert_expected, expectations, path_of, validate_gradescope
+from grading_testlib import REFERENCE, SUBMISSIONS, graded, path_of, validate_gradescope
 
 from grading.pipeline import Options, grade_submission
-
-HEAD, EXPECTED = expectations("lesson09")
 
 
 def test_reference_differs_from_template_only_in_the_blank(ex):
@@ -23,13 +21,6 @@ def test_reference_differs_from_template_only_in_the_blank(ex):
 
 def hidden_shapes(res) -> list[tuple[int, int]]:
     return [tuple(int(v) for v in re.search(r"(\d+)x(\d+)", c).groups()) for c in res.instructor.get("cases", [])]
-
-
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_corpus(ex, sim, name):
-    """Lesson 9's corpus on both front ends (test_grading_exercises runs every exercise's on labsim.cuda)."""
-    res = grade_submission(path_of(name), ex, options=Options(nvcc="off"))
-    assert_expected(ex, res, EXPECTED[name], HEAD)
 
 
 def _brute_wavefronts(ld: int) -> int:
@@ -43,21 +34,21 @@ def _brute_wavefronts(ld: int) -> int:
 
 @pytest.mark.parametrize("name,ld", [("fails_bank_conflict.cu", 34), ("fails_right_by_luck_32.cu", 32),
                                      ("fails_right_by_luck_64.cu", 64)])
-def test_conflict_message_matches_brute_force(ex, sim, name, ld):
-    res = grade_submission(SUBMISSIONS / name, ex, options=Options(nvcc="off"))
+def test_conflict_message_matches_brute_force(ex, name, ld):
+    res = graded(SUBMISSIONS / name, ex)
     msg = next(t.output for t in res.tests if t.id == "conflict_free_read")
     assert f"每个 warp 请求 {_brute_wavefronts(ld)} 个 wavefront" in msg
 
 
-def test_wasted_shared_memory_note_is_arithmetic(ex, sim):
-    res = grade_submission(SUBMISSIONS / "passes_padding_plus3.cu", ex, options=Options(nvcc="off"))
+def test_wasted_shared_memory_note_is_arithmetic(ex):
+    res = graded(SUBMISSIONS / "passes_padding_plus3.cu", ex)
     extra = (35 - 33) * 32 * np.dtype(np.float32).itemsize
     assert any(f"多占 {extra} 字节" in n for n in res.notes)
 
 
 @pytest.mark.parametrize("name", ["solution.cu", "fails_bank_conflict.cu", "fails_out_of_bounds.cu"])
-def test_student_visible_text_never_shows_hidden_inputs(ex, sim, name):
-    res = grade_submission(path_of(name), ex, options=Options(nvcc="off"))
+def test_student_visible_text_never_shows_hidden_inputs(ex, name):
+    res = graded(path_of(name), ex)
     shapes = hidden_shapes(res)
     assert shapes
     from grading.report import feedback_markdown
@@ -73,8 +64,8 @@ def test_student_visible_text_never_shows_hidden_inputs(ex, sim, name):
             assert re.fullmatch(r"[^：]+：\d+/\d+(（[^）]*）)?(；对抗调度下结果错误)?", t.output), t.output
 
 
-def test_hidden_cases_cover_the_promised_shapes(ex, sim):
-    res = grade_submission(REFERENCE, ex, options=Options(nvcc="off"))
+def test_hidden_cases_cover_the_promised_shapes(ex):
+    res = graded(REFERENCE, ex)
     cases = res.instructor["cases"]
     normal = [s for c, s in zip(cases, hidden_shapes(res)) if c.startswith("normal")]
     boundary = [s for c, s in zip(cases, hidden_shapes(res)) if not c.startswith(("normal", "race"))]
@@ -85,7 +76,7 @@ def test_hidden_cases_cover_the_promised_shapes(ex, sim):
     assert any(m % 32 and n % 32 and m > 32 and n > 32 for m, n in boundary)
 
 
-def test_hidden_cases_are_reproducible_and_per_submission(ex, fake_sim, tmp_path):
+def test_hidden_cases_are_reproducible_and_per_submission(ex, tmp_path):
     a = tmp_path / "alice.cu"
     b = tmp_path / "bob.cu"
     a.write_bytes((REFERENCE).read_bytes())

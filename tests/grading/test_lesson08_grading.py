@@ -9,7 +9,7 @@ import os
 import re
 
 import pytest
-from grading_testlib import CORPORA, needs_cuda
+from grading_testlib import CORPORA, graded, needs_cuda
 
 from grading.pipeline import Options, grade_submission
 from grading.spec import load_exercise
@@ -25,7 +25,7 @@ def ex8():
 
 
 def grade(ex, path):
-    return grade_submission(path, ex, options=Options(nvcc="off"))
+    return graded(path, ex)
 
 
 def hidden_shapes(res) -> list[tuple[str, int, int]]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from grading_testlib import CORPORA, needs_cuda
+from grading_testlib import CORPORA, graded, needs_cuda
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +30,7 @@ def ex10():
 
 
 def grade(ex, path):
-    return grade_submission(path, ex, options=Options(nvcc="off"))
+    return graded(path, ex)
 
 
 def hidden_shapes(res) -> list[tuple[str, int, int, int]]:
