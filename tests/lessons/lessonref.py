@@ -105,8 +105,8 @@ def graded_lessons() -> list[tuple[Path, str, str, str]]:
     from figures.lessonkit import reference_fill
     from grading.spec import resolve
     out = []
-    for page in load_site(REPO).order:
-        path = REPO / page
+    for page in load_site(root).order:
+        path = root / page
         if not page.startswith("lessons/") or page.startswith("lessons/prelude/"):
             continue
         cells = [c for c in read_lesson(path).cells if c.options.get("course_role") == "exercise"]
@@ -118,3 +118,19 @@ def graded_lessons() -> list[tuple[Path, str, str, str]]:
         assert ex.config["target"] == m.group(1), f"{page}: no exercise has target {m.group(1)}"
         out.append((path, ex.id, m.group(1), reference_fill(ex.id)))
     return out
+
+
+def site_notebook(path: Path, branch: str):
+    """``path``'s notebook on ``branch`` as the site build executed it (the fallback renderer's build, made now
+    if stale and shared with tests/coursebuild and the page tests): a lesson's run is checked without
+    executing it again. Only its code cells, which carry ``course_role`` in their metadata."""
+    import nbformat
+    from sitebuilds import site_root
+    root = site_root("fallback")
+    rel = path.resolve().relative_to(REPO).with_suffix(".ipynb")
+    nb = nbformat.read(root / "_build" / "executed" / branch / rel, as_version=4)
+    errors = [(i, o.ename, o.evalue) for i, c in enumerate(nb.cells) if c.cell_type == "code"
+              and "raises-exception" not in c.metadata.get("tags", []) for o in c.outputs if o.output_type == "error"]
+    assert not errors, errors
+    nb.cells = [c for c in nb.cells if c.cell_type == "code"]
+    return nb

@@ -1,43 +1,12 @@
-"""Lesson 9 executes top to bottom on both branches; on the exercise branch the check meets the blank kindly."""
+"""Lesson 9 executes top to bottom on both branches (as the site build ran it); on the exercise branch the
+check meets the blank kindly."""
 from __future__ import annotations
 
-import importlib
-
-import pytest
-
-from lessonref import LESSON9, answer_only, read_lesson
-
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
-
-
-def _notebook(branch: str):
-    cells = []
-    for c in read_lesson(LESSON9).cells:
-        if c.lang != "python":
-            continue
-        if branch == "exercise" and (answer_only(c.divs) or c.options.get("course_role") == "solution"):
-            continue
-        # IPython needs a cell magic on the first line: option lines go to metadata, as the site build does
-        cells.append(nbformat.v4.new_code_cell(c.source, metadata={"course_role": c.options.get("course_role")}))
-    nb = nbformat.v4.new_notebook()
-    nb.cells = cells
-    return nb
+from lessonref import LESSON9, site_notebook
 
 
 def _run(branch: str):
-    try:
-        getattr(importlib.import_module("grading"), "check")
-        importlib.import_module("labsim.cuda")
-    except (ImportError, AttributeError) as e:
-        pytest.skip(f"the lesson's check needs grading.check and labsim.cuda: {e}")
-    nb = _notebook(branch)
-    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": str(LESSON9.parent)}}).execute()
-    errors = [(i, o.ename, o.evalue) for i, c in enumerate(nb.cells) for o in c.outputs
-              if o.output_type == "error"]
-    assert not errors, errors
-    return nb
+    return site_notebook(LESSON9, branch)      # the site build's run of the lesson, not a third one
 
 
 def _text(cell) -> str:
