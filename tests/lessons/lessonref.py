@@ -97,7 +97,7 @@ def run_cell(source: str, ns: dict):
     return value, buf.getvalue()
 
 
-def graded_lessons() -> list[tuple[Path, str, str, str]]:
+def graded_lessons(root: Path = REPO) -> list[tuple[Path, str, str, str]]:
     """(lesson path, exercise id, target, reference fill) for every page of the site, in its order, that has an
     exercise cell, except the prelude's (lessons/prelude/: the P2 script's companion, not a graded lesson's
     structure). The exercise is the one whose ``target`` the cell's ``%%writefile`` names."""
