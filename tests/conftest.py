@@ -4,12 +4,16 @@
   does lands in the user's home; a run that leaves files in the *fake* home fails at the end and names them.
 * No wall-clock deadlines: Hypothesis's 200 ms per example is a speed target that a busy machine fails.
 * Helpers shared by several test folders (``workbound``) live next to this file.
+* Where the CPU goes: the summary ends with the CPU seconds (this process and the subprocesses it waited
+  for: kernels, builds, graders) spent in each test folder, the number the README's test budget is about.
 """
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import sys
+from collections import defaultdict
 
 import pytest
 from hypothesis import settings
@@ -30,3 +34,28 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     else:
         shutil.rmtree(sandbox.SANDBOX, ignore_errors=True)
+
+
+_CPU: dict[str, float] = defaultdict(float)
+
+
+def _cpu_now() -> float:
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    t = _cpu_now()
+    yield
+    parts = item.nodeid.split("::")[0].split("/")
+    _CPU["/".join(parts[:2])] += _cpu_now() - t     # tests/<folder> or tests/<file>.py
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _CPU:
+        return
+    total = sum(_CPU.values())
+    terminalreporter.write_line(f"CPU seconds by test folder (with the subprocesses waited for): {total:.0f} s in tests")
+    for area, secs in sorted(_CPU.items(), key=lambda kv: -kv[1]):
+        terminalreporter.write_line(f"  {secs:7.1f}  {area}")
