@@ -153,3 +153,20 @@ def test_classes3_source_rules_equal_the_h200(name, no_nvcc):
 @pytest.mark.parametrize("name", [_known3(n) for n in NAMES3])
 def test_classes3_recorded_sass_equals_the_h200(name):
     _check3(name, "sass", "sass")
+
+
+def test_classes3_scans_race_where_racecheck_found_hazards():
+    """compute-sanitizer racecheck on the H200 (round3 results.json, sanitizer.classes3_scan): hazards only in the
+    in-place Hillis-Steele scan, all on its update line; labsim's race detector agrees, kernel by kernel."""
+    rec = json.loads((compare.R3 / "results.json").read_text(encoding="utf-8"))["sanitizer"]["classes3_scan"]
+    racy = set(rec["kernels"])
+    lines = {p[k]["line"] for p in rec["pairs"] for k in ("first", "second")}
+    prog = compare.classes3_program()
+    for name in ("scan_hillis_steele_b256", "scan_hillis_steele_inplace_racy_b256", "scan_blelloch_b256",
+                 "scan_blelloch_padded_b256"):
+        grid, block, args = compare.classes3_launches()[name]
+        bufs, _ = compare.classes3_buffers()
+        st_ = prog.launch(name, grid, block, [compare._arg3(a, bufs) for a in args]).stats
+        assert (st_.race_count > 0) == (name in racy), name
+        if name in racy:
+            assert {ln for r in st_.races for ln in (r.first_line, r.second_line)} == lines == {329}
