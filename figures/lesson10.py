@@ -142,12 +142,19 @@ extern "C" __global__ void gemm_naive(const float* __restrict__ A, const float* 
     }
 }
 """
-VARIANT = re.compile(r"gemm_tiled(\d+)(_bt)?(_pad)?")
+VARIANT = re.compile(r"gemm_tiled(\d+)(_bt)?(_pad(\d*))?")
+
+
+def pad_of(name: str) -> int:
+    """Floats added to each tile row: ``_pad`` is +1 (the recorded kernels), ``_pad4`` +4; 0 otherwise."""
+    m = VARIANT.fullmatch(name)
+    return 0 if not m or not m[3] else int(m[4] or 1)
 
 
 def kernel_source(name: str, blank: str | None = None) -> tuple[str, int, str]:
     """(source, tile, kernel) of a lesson kernel: ``gemm_naive``, or ``gemm_tiled{T}[_bt][_pad]`` built from the
-    exercise (reference fill) by changing only TILE, the tiles' row length (``_pad``: ``[TILE][TILE + 1]``) and
+    exercise (reference fill) by changing only TILE, the tiles' row length (``_pad``: ``[TILE][TILE + 1]``,
+    ``_pad4``: ``[TILE][TILE + 4]``) and
     the B tile's layout (``_bt``: stored as ``Bs[tx][ty]``, read as ``Bs[tx][k]``) -- the variants of
     measurements/h200/gemm/gemm_tiled.cuh the H200 ran (a test checks they count the same)."""
     if name == "gemm_naive":
@@ -158,8 +165,9 @@ def kernel_source(name: str, blank: str | None = None) -> tuple[str, int, str]:
     src = exercise_source(blank)
     edits = [("constexpr int TILE = 16;", f"constexpr int TILE = {m[1]};")]
     if m[3]:
-        edits += [("__shared__ float As[TILE][TILE];", "__shared__ float As[TILE][TILE + 1];"),
-                  ("__shared__ float Bs[TILE][TILE];", "__shared__ float Bs[TILE][TILE + 1];")]
+        p = pad_of(name)
+        edits += [("__shared__ float As[TILE][TILE];", f"__shared__ float As[TILE][TILE + {p}];"),
+                  ("__shared__ float Bs[TILE][TILE];", f"__shared__ float Bs[TILE][TILE + {p}];")]
     if m[2]:
         edits += [("Bs[ty][tx] = (t + ty < K && col < N)", "Bs[tx][ty] = (t + ty < K && col < N)"),
                   ("acc += As[ty][k] * Bs[k][tx];", "acc += As[ty][k] * Bs[tx][k];")]
@@ -193,9 +201,9 @@ def _label(name: str) -> str:
     if name == "gemm_naive":
         return t("朴素 GEMM", "naive GEMM")
     m = VARIANT.fullmatch(name)
-    T, bt, pad = int(m[1]), bool(m[2]), bool(m[3])
+    T, bt, pad = int(m[1]), bool(m[2]), pad_of(name)
     # short: the H200 tables have nine columns; "+1" is the padded row [TILE][TILE + 1]
-    return f"TILE {T}, " + ("Bs[tx][k]" if bt else "Bs[k][tx]") + (" +1" if pad else "")
+    return f"TILE {T}, " + ("Bs[tx][k]" if bt else "Bs[k][tx]") + (f" +{pad}" if pad else "")
 
 
 # ---- global traffic and reuse ----------------------------------------------------------------------------
@@ -285,7 +293,7 @@ def occupancy_table(names: tuple[str, ...] = ("gemm_tiled16", "gemm_tiled32"), g
     rows = []
     for name in names:
         T = kernel_source(name)[1]
-        ld = T + (1 if name.endswith("_pad") else 0)
+        ld = T + pad_of(name)
         smem = 2 * T * ld * 4
         r = regs.get(name)
         occ = occupancy(g, T * T, smem, r)
@@ -395,6 +403,16 @@ def _racecheck_pairs(kernel: str, shape: str, data: dict) -> str:
                     for g in groups)
 
 
+def racecheck_run(kernel: str, shape: str) -> dict | None:
+    """The program's own result line (``{"mode": "race", ..., "wrong": n}``) printed while it ran under
+    ``compute-sanitizer --tool racecheck`` (the recorded analysis run of ``kernel`` at ``shape``), or None."""
+    try:
+        lines = records().load(f"racecheck_{kernel}_{shape}")
+    except KeyError:
+        return None
+    return next((r for r in lines or [] if "wrong" in r), None)
+
+
 def h200_race_table() -> Table:
     """The exercise without one barrier: wrong elements of C in the H200's plain runs (recorded, gemm_bench's
     ``race`` mode on gemm_tiled.cuh with SYNC1/SYNC2 = 0) next to labsim's adversarial order, and the hazard
@@ -413,9 +431,12 @@ def h200_race_table() -> Table:
                 sim = f"{int(wrong_mask(C, A, B).sum())} / {M * N}"
             else:
                 sim = t("（太大，不模拟）", "(not simulated)")
-            rows.append([label, f"{M}×{N}×{K}", none if rec is None else f"{rec['wrong']} / {M * N}", sim,
+            under = racecheck_run(kernel, f"{M}x{N}x{K}")
+            rows.append([label, f"{M}×{N}×{K}", none if rec is None else f"{rec['wrong']} / {M * N}",
+                         none if under is None else f"{under['wrong']} / {M * N}", sim,
                          _racecheck_pairs(kernel, f"{M}x{N}x{K}", data) if (M, N, K) == SHAPE else ""])
     return Table([t("版本", "version"), "M×N×K", t("H200 直接运行：C 的错误元素", "H200 plain run: wrong"),
+                  t("H200 在 racecheck 下运行：C 的错误元素", "H200 under racecheck: wrong"),
                   t("labsim adversarial：C 的错误元素", "labsim adversarial: wrong"),
                   t("H200 racecheck 报告的冒险（gemm_tiled.cuh 的行）", "H200 racecheck hazards (gemm_tiled.cuh lines)")],
                  rows, caption=t("删掉一个屏障：H200 的记录（measurements/h200/racecheck/results.json）与 labsim",
@@ -445,8 +466,8 @@ def inner_loop_heatmaps(names: tuple[str, ...] = ("gemm_tiled16", "gemm_tiled16_
         reads = shared_reads(name)
         for array in (("As", "Bs") if with_a and first else ("Bs",)):
             accesses.append(reads[array].sample)
-            titles.append(f"{_label(name).split(', ')[0]}: {_access_text(name, array)}"
-                          + (f" [{name.count('_pad') and 'pad' or 'no pad'}]" if array == "Bs" else ""))
+            T = kernel_source(name)[1]      # the declaration says whether the row is padded
+            titles.append(f"float {array}[{T}][{T + pad_of(name)}]: {_access_text(name, array)}")
         first = False
     return draw_bank_heatmaps(accesses, titles, ncols=min(4, len(accesses)), panel_size=3.4)
 
@@ -463,7 +484,7 @@ def bank_table(shape: tuple[int, int, int] = SHAPE, names: tuple[str, ...] = H20
             if s.space == "shared":
                 per[(s.array, s.op)] = s.cost / s.requests if s.requests else 0.0
         T = kernel_source(name)[1]
-        ld = T + (1 if name.endswith("_pad") else 0)
+        ld = T + pad_of(name)
         rows.append([_label(name), per[("As", "st")], per[("Bs", "st")], per[("As", "ld")], per[("Bs", "ld")],
                      2 * T * ld * 4, RIGHT if not wrong_mask(C, A, B).any() else WRONG])
     M, N, K = shape
@@ -520,7 +541,7 @@ H200_COLUMNS = (
 def lds128_merged(name: str) -> bool:
     """Whether ptxas merged inner-loop reads into LDS.128 on the H200 (raw2/sass_gemm_bench.txt shows it for
     every tiled kernel without padding); labsim counts the merge too (issue 17, labsim.cuda.sass)."""
-    return name.startswith("gemm_tiled") and not name.endswith("_pad")
+    return name.startswith("gemm_tiled") and pad_of(name) % 4 == 0
 
 
 @after_exercise
@@ -542,6 +563,37 @@ def h200_table(shape: str = "64x64x64", names: tuple[str, ...] = H200_KERNELS) -
                   t("对照", "check")], rows,
                  caption=t(f"整个内核的计数器，M×N×K = {M}×{N}×{K}：H200（Nsight Compute，measurements/h200/gemm/results.json）"
                            "与 labsim", f"whole-kernel counters at {shape}: H200 recorded vs labsim"))
+
+
+@after_exercise
+def h200_summary(shapes: tuple[str, ...] = ("64x64x64", "70x45x33"), names: tuple[str, ...] = H200_KERNELS) -> Table:
+    """The H200-vs-labsim comparison in one line per shape: how many kernels and counters were compared, how many
+    are equal, which differ (the full two-rows-per-kernel table is :func:`h200_table`)."""
+    none = t("（未记录）", "(not recorded)")
+    rows = []
+    for shape in shapes:
+        M, N, K = map(int, shape.split("x"))
+        compared = equal = 0
+        differ = []
+        for name in names:
+            h = records().gemm_counters(name, shape)
+            if h is None:
+                continue
+            sim = run_gemm(name, (M, N, K))[0].stats.metrics
+            for key, label in H200_COLUMNS:
+                compared += 1
+                if h[key] == sim[key]:
+                    equal += 1
+                else:
+                    differ.append(f"{_label(name)}：{label}")
+        rows.append([f"{M}×{N}×{K}", len(names), len(H200_COLUMNS), none if not compared else f"{equal} / {compared}",
+                     none if not compared else ("—" if not differ else "；".join(differ))])
+    return Table([t("M×N×K", "M×N×K"), t("内核", "kernels"), t("每个内核的计数器", "counters per kernel"),
+                  t("相同 / 比较的计数", "equal / compared"), t("不同的计数", "differing")], rows,
+                 caption=t("整个内核的计数器：H200（Nsight Compute，measurements/h200/gemm/results.json）与 labsim 逐个比较",
+                           "whole-kernel counters, H200 vs labsim"),
+                 notes=[t("计数器：" + "、".join(label for _, label in H200_COLUMNS) + "。",
+                          "counters: " + ", ".join(label for _, label in H200_COLUMNS))])
 
 
 @after_exercise
@@ -609,8 +661,8 @@ def sass_table(names: tuple[str, ...] = H200_KERNELS[1:]) -> Table:
 # ---- the explorer --------------------------------------------------------------------------------------
 
 EXPLORER_TILES = (8, 16, 32)
-EXPLORER_PADS = range(0, 3)
-EXPLORER_KS = range(0, 8)
+EXPLORER_PADS = range(0, 5)          # the widget's range too
+EXPLORER_KS = range(0, 32)           # the widget's range; k is clipped to TILE - 1
 EXPLORER_ACCESSES = (
     ("a_row", "As[ty][k]"),
     ("b_row", "Bs[k][tx]"),
@@ -618,27 +670,44 @@ EXPLORER_ACCESSES = (
     ("store", t("写 tile：Xs[ty][tx]", "tile store Xs[ty][tx]")),
     ("store_t", t("转置写：Bs[tx][ty]", "transposed store Bs[tx][ty]")),
 )
+EXPLORER_WIDTHS = ((4, t("4 字节（LDS）", "4 bytes (LDS)")),
+                   (16, t("16 字节（LDS.128：k 所在的四个一组）", "16 bytes (LDS.128, k's group of four)")))
 
 
-@functools.lru_cache(maxsize=4096)
-def warp_access(tile: int = 16, pad: int = 0, access: str = "b_row", k: int = 0, warp: int = 0):
+def vector_ok(tile: int, pad: int, access: str) -> bool:
+    """Whether ptxas can merge this inner-loop read of ``float Xs[TILE][TILE + pad]`` over k..k+3 into one
+    LDS.128: k must run along the row (As[ty][k], Bs[tx][k]) and every row start 16-byte aligned."""
+    return access in ("a_row", "b_col") and (tile + pad) * 4 % 16 == 0
+
+
+@functools.lru_cache(maxsize=8192)
+def warp_access(tile: int = 16, pad: int = 0, access: str = "b_row", k: int = 0, warp: int = 0, width: int = 4):
     """One warp of a TILE×TILE block touching ``float Xs[TILE][TILE + pad]`` as the GEMM does, on labsim:
-    lane l is thread (tx, ty) = (l % TILE, warp·32/TILE + l / TILE) (for TILE ≥ 32 one row per warp)."""
+    lane l is thread (tx, ty) = (l % TILE, warp·32/TILE + l / TILE) (for TILE ≥ 32 one row per warp).
+    ``width=16``: the LDS.128 ptxas makes of the reads k4..k4+3 (k4 = k rounded down to a multiple of 4);
+    only where :func:`vector_ok` (else a ValueError)."""
     from labsim import launch
+    from labsim.memory import FLOAT4
     if access not in dict(EXPLORER_ACCESSES):
         raise ValueError(f"access must be one of {', '.join(dict(EXPLORER_ACCESSES))}, got {access!r}")
     if tile not in (4, 8, 16, 32) or not 0 <= pad <= 32 or not 0 <= k < tile:
         raise ValueError(f"tile must be 4, 8, 16 or 32, pad 0..32 and k in 0..tile-1; got {tile}, {pad}, {k}")
+    if width not in (4, 16) or (width == 16 and not vector_ok(tile, pad, access)):
+        raise ValueError(f"width must be 4, or 16 for a 16-byte aligned As[ty][k] / Bs[tx][k]; got {width} for "
+                         f"{access} in Xs[{tile}][{tile + pad}]")
     ld = tile + pad
+    kk = k - k % 4 if width == 16 else k
 
     def kernel(blk):
         tiles = blk.shared((tile, ld), np.float32, name="Xs")
         flat = warp * 32 + blk.lane
         tx, ty = flat % tile, flat // tile
-        r, c = {"a_row": (ty, k + 0 * tx), "b_row": (k + 0 * tx, tx), "b_col": (tx, k + 0 * tx),
+        r, c = {"a_row": (ty, kk + 0 * tx), "b_row": (kk + 0 * tx, tx), "b_col": (tx, kk + 0 * tx),
                 "store": (ty, tx), "store_t": (tx, ty)}[access]
         if access.startswith("store"):
             blk.sstore(tiles, r * ld + c, 0.0, name="Xs", line=1)
+        elif width == 16:
+            blk.sload(tiles, (r * ld + c) * 4, name="Xs", view=FLOAT4, line=1)   # byte offset of &Xs[r][c]
         else:
             blk.sload(tiles, r * ld + c, name="Xs", line=1)
 
@@ -646,31 +715,48 @@ def warp_access(tile: int = 16, pad: int = 0, access: str = "b_row", k: int = 0,
     return stats.instructions[0].sample
 
 
-def explorer_view(tile: int, pad: int, access: str, k: int) -> dict:
+def _explorer_title(tile: int, pad: int, access: str, k: int, width: int) -> str:
+    what = dict(EXPLORER_ACCESSES)[access]
+    if width == 16:
+        what = what.replace("[k]", f"[{k - k % 4}..{k - k % 4 + 3}]") + "（LDS.128）"
+    return f"float Xs[{tile}][{tile + pad}]，{what}，k = {k}"
+
+
+def explorer_view(tile: int, pad: int, access: str, k: int, width: int = 4) -> dict:
     k = min(k, tile - 1)
-    wa = warp_access(tile, pad, access, k)
+    note = ""
+    if width == 16 and not vector_ok(tile, pad, access):
+        note = (t("；这种访问沿 k 不连续，ptxas 不会合并成 LDS.128：显示的是 4 字节的读", "; not mergeable: 4-byte view")
+                if access not in ("a_row", "b_col") else
+                t(f"；行跨度 {(tile + pad) * 4} 字节不是 16 的倍数，行首不再 16 字节对齐，ptxas 不会合并成 LDS.128："
+                  "显示的是 4 字节的读", "; rows not 16-byte aligned: no LDS.128, 4-byte view"))
+        width = 4
+    wa = warp_access(tile, pad, access, k, width=width)
     deg = bank_degrees(wa)
     lanes, banks = np.nonzero(deg)
-    per_k = [int(warp_access(tile, pad, access, kk).wavefronts) for kk in range(tile)] \
+    per_k = [int(warp_access(tile, pad, access, kk, width=width).wavefronts) for kk in range(tile)] \
         if access in ("a_row", "b_row", "b_col") else [int(wa.wavefronts)] * tile
-    what = dict(EXPLORER_ACCESSES)[access]
+    words = np.asarray(wa.words)
     return {
-        "heatmap": {"title": f"float Xs[{tile}][{tile + pad}]，{what}，k = {k}",
+        "heatmap": {"title": _explorer_title(tile, pad, access, k, width),
                     "cells": np.stack([lanes, banks, deg[lanes, banks]], axis=1).ravel().tolist()},
         "per_k": {"values": per_k, "title": t("每个 k 的 wavefront 数（橙色：当前 k）", "wavefronts per k (orange: this k)")},
         "wavefronts": int(wa.wavefronts), "conflicts": bank_conflicts(wa),
-        "distinct": int(np.unique(np.asarray(wa.words)[np.asarray(wa.active)]).size),
-        "caption": wavefront_caption(wa) + t(f"；这一条指令里 32 个 lane 只要 {int(np.unique(np.asarray(wa.words)).size)} 个不同的字",
-                                             f"; 32 lanes ask for {int(np.unique(np.asarray(wa.words)).size)} distinct words"),
+        "distinct": int(np.unique(words[np.asarray(wa.active)]).size),
+        "caption": wavefront_caption(wa) + (
+            t(f"；这一条指令里 32 个 lane 只要 {int(np.unique(words).size)} 个不同的字",
+              f"; 32 lanes ask for {int(np.unique(words).size)} distinct words") if width == 4 else
+            t(f"；每个 lane 读 16 字节（4 个字），32 个 lane 只要 {int(np.unique(words).size)} 个不同的 16 字节块",
+              f"; 16 bytes per lane, {int(np.unique(words).size)} distinct 16-byte blocks")) + note,
     }
 
 
 def static_explorer(key: str = "lesson10-gemm-explorer") -> se.StaticExplorer:
-    """tile × padding × access × k → one warp's heatmap and wavefronts, every state precomputed by labsim."""
+    """tile × padding × access × k × width → one warp's heatmap and wavefronts, every state precomputed by labsim."""
     parts = [
         se.Number("wavefronts", t("wavefront（这个 k）", "wavefronts (this k)")),
         se.Number("conflicts", t("bank 冲突（ncu 口径）", "bank conflicts (ncu)")),
-        se.Number("distinct", t("不同的字", "distinct words")),
+        se.Number("distinct", t("不同的地址（字或 16 字节块）", "distinct words / 16-byte blocks")),
         se.Text("caption"),
         se.Heatmap("heatmap", rows=32, cols=32, bounds=DEGREE_BOUNDS, colors=DEGREE_COLORS, legend=DEGREE_LABELS,
                    xlabel="bank", ylabel="lane", label=t("冲突路数", "conflict degree")),
@@ -680,12 +766,15 @@ def static_explorer(key: str = "lesson10-gemm-explorer") -> se.StaticExplorer:
         se.Radio("tile", "TILE", [(T, str(T)) for T in EXPLORER_TILES], value=16),
         se.Slider("pad", t("填充（每行多几个 float）", "padding (floats per row)"), EXPLORER_PADS),
         se.Select("access", t("访问", "access"), list(EXPLORER_ACCESSES), value="b_col"),
-        se.Slider("k", "k", EXPLORER_KS),
+        se.Slider("k", t("k（超过 TILE − 1 时按 TILE − 1）", "k (clipped to TILE - 1)"), EXPLORER_KS),
+        se.Radio("width", t("每个 lane 读", "bytes per lane"), list(EXPLORER_WIDTHS), value=4),
     ]
     presets = [(t("Bs[tx][k]，TILE 16，不填充", "Bs[tx][k], 16, no pad"), {"tile": 16, "pad": 0, "access": "b_col", "k": 0}),
                (t("Bs[tx][k]，TILE 32，不填充", "Bs[tx][k], 32, no pad"), {"tile": 32, "pad": 0, "access": "b_col", "k": 0}),
                (t("Bs[tx][k]，TILE 32，填 1", "Bs[tx][k], 32, pad 1"), {"tile": 32, "pad": 1, "access": "b_col", "k": 0}),
-               (t("写 tile，TILE 16，填 1", "tile store, 16, pad 1"), {"tile": 16, "pad": 1, "access": "store", "k": 0})]
+               (t("写 tile，TILE 16，填 1", "tile store, 16, pad 1"), {"tile": 16, "pad": 1, "access": "store", "k": 0}),
+               (t("As[ty][k] 的 LDS.128，TILE 16", "As[ty][k] as LDS.128, 16"),
+                {"tile": 16, "pad": 0, "access": "a_row", "k": 0, "width": 16})]
     return se.StaticExplorer(controls, parts, explorer_view,
                              title=t("GEMM 内层循环的 bank 探索器（labsim 预先算好的全部组合）",
                                      "GEMM inner-loop bank explorer (precomputed by labsim)"),
@@ -698,22 +787,363 @@ def bank_explorer():
         import ipywidgets as w
         from IPython.display import display
         tile = w.ToggleButtons(options=[(str(T), T) for T in EXPLORER_TILES], value=16, description="TILE")
-        pad = w.IntSlider(value=0, min=0, max=4, description=t("填充", "padding"), continuous_update=False)
+        pad = w.IntSlider(value=0, min=EXPLORER_PADS.start, max=EXPLORER_PADS.stop - 1, description=t("填充", "padding"),
+                          continuous_update=False)
         access = w.Dropdown(options=[(label, a) for a, label in EXPLORER_ACCESSES], value="b_col",
                             description=t("访问", "access"))
-        k = w.IntSlider(value=0, min=0, max=31, description="k", continuous_update=False)
+        k = w.IntSlider(value=0, min=EXPLORER_KS.start, max=EXPLORER_KS.stop - 1, description="k",
+                        continuous_update=False)
+        width = w.ToggleButtons(options=[(label, v) for v, label in EXPLORER_WIDTHS], value=4,
+                                description=t("每个 lane 读", "bytes/lane"))
         status, out = w.HTML(), w.Output()
 
-        def redraw(tile, pad, access, k):
+        def redraw(tile, pad, access, k, width):
             kk = min(k, tile - 1)
-            wa = warp_access(tile, pad, access, kk)
-            status.value = f"<b>labsim</b>：{wavefront_caption(wa)}"
+            view = explorer_view(tile, pad, access, kk, width)
+            wide = 16 if width == 16 and vector_ok(tile, pad, access) else 4
+            wa = warp_access(tile, pad, access, kk, width=wide)
+            status.value = f"<b>labsim</b>：{view['caption']}"
             with out:
                 out.clear_output(wait=True)
-                display(draw_bank_heatmap(wa, title=f"float Xs[{tile}][{tile + pad}]，"
-                                                    f"{dict(EXPLORER_ACCESSES)[access]}，k = {kk}"))
+                display(draw_bank_heatmap(wa, title=_explorer_title(tile, pad, access, kk, wide)))
 
-        w.interactive_output(redraw, {"tile": tile, "pad": pad, "access": access, "k": k})
-        return w.HBox([w.VBox([tile, pad, access, k, status]), out])
+        w.interactive_output(redraw, {"tile": tile, "pad": pad, "access": access, "k": k, "width": width})
+        return w.HBox([w.VBox([tile, pad, access, k, width, status]), out])
 
     return se.choose(static_explorer, widgets)
+
+
+# ---- where the time goes (issue 28) ----------------------------------------------------------------------
+
+TIME_KERNELS = ("gemm_tiled16", "gemm_tiled16_pad", "gemm_tiled32", "gemm_tiled32_pad",
+                "gemm_tiled16_bt", "gemm_tiled16_bt_pad", "gemm_tiled32_bt", "gemm_tiled32_bt_pad")
+
+
+def warp_ffma(shape: tuple[int, int, int] = SHAPE) -> int:
+    """Warp-level FFMAs of any of the lesson's GEMMs: each thread does K multiply-adds for its C element (one
+    FFMA each, ``acc += a * b``), a warp issues them together: M·N·K / 32 (shapes that are tile multiples)."""
+    M, N, K = shape
+    return M * N * K // 32
+
+
+@after_exercise
+def shared_loads_by_array(name: str = "gemm_tiled16", shape: tuple[int, int, int] = SHAPE) -> Table:
+    """The inner loop's shared loads of one kernel as compiled (labsim counts ptxas's LDS.128 merges): per array,
+    instructions, wavefronts and wavefronts per instruction; the total next to the H200's recording."""
+    res, *_ = run_gemm(name, shape)
+    rows = []
+    for s in res.stats.instructions:
+        if s.space == "shared" and s.op == "ld":
+            rows.append([_access_text(name, s.array), s.requests, s.cost, s.cost / s.requests if s.requests else 0])
+    m = res.stats.metrics
+    ins, wf = m["smsp__inst_executed_op_shared_ld.sum"], m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+    rows.append([t("合计（labsim）", "total (labsim)"), ins, wf, wf / ins])
+    h = records().gemm_counters(name, "x".join(map(str, shape)))
+    none = t("（未记录）", "(not recorded)")
+    hi = none if h is None else h["smsp__inst_executed_op_shared_ld.sum"]
+    hw = none if h is None else h["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+    rows.append([t("合计（H200 记录）", "total (H200)"), hi, hw, hw / hi if h is not None else none])
+    M, N, K = shape
+    return Table([t("内层循环的读", "inner-loop read"), t("共享读指令", "shared ld instructions"),
+                  t("共享读 wavefront", "shared ld wavefronts"), t("wavefront/指令", "wavefronts/instruction")],
+                 rows, caption=t(f"{_label(name)}，M×N×K = {M}×{N}×{K}：按编译后的程序计数（As 的四次读合并成一条 LDS.128）",
+                                 f"{_label(name)} at {M}×{N}×{K}, as compiled"))
+
+
+def fp32_peak(gpu: str = "H200") -> float:
+    """FP32 FLOP/s of the preset: SMs × FMAs per clock per SM × 2 FLOP × clock (datasheet clock, documented
+    throughput; not a measurement)."""
+    from labsim.gpus import get_gpu
+    g = get_gpu(gpu)
+    return g.sms * g.fp32_fma_per_clock_per_sm * 2 * g.sm_clock_hz
+
+
+def shared_cap(wavefronts_per_ffma: float, gpu: str = "H200") -> float:
+    """Fraction of FP32 peak a kernel can reach when every warp FFMA needs ``wavefronts_per_ffma`` shared-memory
+    wavefronts: the SM serves one wavefront per smem_clocks_per_wavefront clocks and could issue
+    fp32_fma_per_clock_per_sm / 32 warp FFMAs per clock. An upper bound: other instructions are not counted."""
+    from labsim.gpus import get_gpu
+    g = get_gpu(gpu)
+    ffma_per_clock = g.fp32_fma_per_clock_per_sm / g.warp_size
+    shared_ffma_per_clock = 1.0 / (g.smem_clocks_per_wavefront * wavefronts_per_ffma)
+    return min(1.0, shared_ffma_per_clock / ffma_per_clock)
+
+
+def time_rows(names: tuple[str, ...] = TIME_KERNELS, shape: tuple[int, int, int] = SHAPE) -> list[dict]:
+    """Per kernel: labsim's shared wavefronts (loads, stores) per warp FFMA, the cap they set, and the H200's
+    recorded GFLOP/s at 4096³ (None when not recorded)."""
+    out = []
+    peak = fp32_peak()
+    for name in names:
+        res, *_ = run_gemm(name, shape)
+        m = res.stats.metrics
+        ld = m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+        st = m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"]
+        ffma = warp_ffma(shape)
+        cap = shared_cap((ld + st) / ffma)
+        g = records().gemm_gflops(name)
+        out.append({"name": name, "ld": ld, "st": st, "ffma": ffma, "ld_per_ffma": ld / ffma,
+                    "per_ffma": (ld + st) / ffma, "cap": cap, "cap_tflops": cap * peak / 1e12,
+                    "tflops": None if g is None else g / 1e3,
+                    "of_cap": None if g is None else g * 1e9 / (cap * peak)})
+    return out
+
+
+@after_exercise
+def time_table(names: tuple[str, ...] = TIME_KERNELS) -> Table:
+    """Where the time goes: shared-memory wavefronts per warp FFMA (labsim), the share of FP32 peak they allow
+    (the preset's rates), and what the H200 reached at 4096³ (recorded)."""
+    none = t("（未记录）", "(not recorded)")
+    rows = []
+    for r in time_rows(names):
+        rows.append([_label(r["name"]), r["ffma"], r["ld"], r["st"], round(r["ld_per_ffma"], 3),
+                     round(r["per_ffma"], 3), f"1/{1 / r['cap']:.1f}", round(r["cap_tflops"], 1),
+                     none if r["tflops"] is None else round(r["tflops"], 2),
+                     none if r["of_cap"] is None else f"{100 * r['of_cap']:.0f}%"])
+    M, N, K = SHAPE
+    return Table([t("内核", "kernel"), t("warp 级 FFMA", "warp FFMAs"), t("共享读 wavefront", "shared ld wavefronts"),
+                  t("共享写 wavefront", "shared st wavefronts"), t("读 wavefront / FFMA", "ld wavefronts per FFMA"),
+                  t("读写 wavefront / FFMA", "wavefronts per FFMA"), t("共享内存允许的峰值比例", "cap (share of peak)"),
+                  t("上限 TFLOP/s", "cap TFLOP/s"), t("H200 实测 TFLOP/s", "H200 TFLOP/s"),
+                  t("实测 / 上限", "measured / cap")], rows,
+                 caption=t(f"labsim 计数（M×N×K = {M}×{N}×{K}，按编译后的程序；每个 k 步的比例与矩阵大小无关）与 H200 在 4096³ 的实测",
+                           "labsim's counts per FFMA and the H200's 4096³ speed"),
+                 notes=[t(f"FP32 峰值 = SM 数 × 每个 SM 每拍的 FP32 乘加 × 2 × 时钟 = {fp32_peak() / 1e12:.1f} TFLOP/s"
+                          "（labsim 的 H200 预设：SM 数和加速时钟取自数据手册，每拍 128 个 FP32 乘加取自 CUDA C++ Programming "
+                          "Guide 的算术指令吞吐表）；共享内存每拍送出一个 wavefront（32 个 bank × 4 字节）。",
+                          f"FP32 peak {fp32_peak() / 1e12:.1f} TFLOP/s from the preset"),
+                        t("上限 = (每拍 1 个 wavefront ÷ 每个 FFMA 的 wavefront) ÷ 每拍 4 个 warp 级 FFMA：只数共享内存，"
+                          "不数其它指令占用的发射槽，所以是上界。",
+                          "cap = (1 wavefront per clock / wavefronts per FFMA) / 4 warp FFMAs per clock")])
+
+
+def _round3() -> Path:
+    return measurements_dir() / "round3"
+
+
+def round3_gemm() -> dict | None:
+    """The H200's third recording round for the GEMMs (stall reasons, FP32 peak, DRAM/L2 bytes, +4 padding) as
+    the records reader gives it, or None where it is not recorded."""
+    rec = records()
+    for key in ("gemm_round3", "round3_gemm", "round3"):
+        try:
+            data = rec.load(key)
+        except (KeyError, TypeError):
+            continue
+        if data is not None:
+            return data
+    return None
+
+
+ROOFLINE_KERNELS = ("gemm_naive", "gemm_tiled16", "gemm_tiled16_pad", "gemm_tiled32", "gemm_tiled32_pad")
+
+
+def l1_intensity(name: str, shape: tuple[int, int, int] = SHAPE) -> float:
+    """FLOP per byte of L1TEX global-load sector lookups (labsim), 2·M·N·K over sectors × 32."""
+    M, N, K = shape
+    res, *_ = run_gemm(name, shape)
+    return 2 * M * N * K / (_global(res.stats)[1] * res.stats.gpu.sector_bytes)
+
+
+@after_exercise
+def roofline_figure(names: tuple[str, ...] = ROOFLINE_KERNELS) -> Figure:
+    """The kernels on a roofline: x = FLOP per L1TEX sector byte (labsim), y = the H200's recorded TFLOP/s at
+    4096³; roofs: FP32 peak (preset) and DRAM at the bandwidth a copy sustained on the H200 (recorded); dashed:
+    the shared-memory caps of 1.5 and 2 wavefronts per FFMA."""
+    from labsim.gpus import get_gpu
+    g = get_gpu("H200")
+    peak = fp32_peak() / 1e12
+    bw = (g.dram_bandwidth_sustained or g.dram_bandwidth) / 1e12
+    fig = Figure(figsize=(8.4, 5.2), layout="constrained")
+    ax = fig.subplots()
+    x = np.logspace(-2, 2, 200)
+    ax.plot(x, np.minimum(peak, bw * x), color="#34495e", linewidth=2)
+    ax.text(0.012, bw * 0.012 * 1.35, t(f"DRAM：{bw:.2f} TB/s × 强度", f"DRAM {bw:.2f} TB/s"), fontsize=8, rotation=24,
+            color="#34495e")
+    ax.text(12, peak * 1.08, t(f"FP32 峰值 {peak:.1f} TFLOP/s", f"FP32 peak {peak:.1f}"), fontsize=8, color="#34495e")
+    for wpf, style in ((1.5, "--"), (2.0, ":")):
+        cap = shared_cap(wpf) * peak
+        ax.axhline(cap, color="#c0392b", linestyle=style, linewidth=1)
+        ax.text(0.011, cap * 1.05, t(f"共享内存上限（只数读：每个 FFMA {wpf:g} 个 wavefront）：{cap:.1f}",
+                                     f"shared cap at {wpf:g} wf/FFMA: {cap:.1f}"), fontsize=8, color="#c0392b")
+    rec = records()
+    for name in names:
+        gf = rec.gemm_gflops(name)
+        if gf is None:
+            continue
+        xi = l1_intensity(name)
+        ax.plot([xi], [gf / 1e3], "o", color="#2e86c1" if name != "gemm_naive" else "#e67e22", markersize=7)
+        left = "16" in name      # TILE 16 labels to the left, TILE 32 to the right: they share an x
+        ax.annotate(f"{_label(name)}: {gf / 1e3:.1f}", (xi, gf / 1e3), textcoords="offset points",
+                    xytext=(-8 if left else 8, -11 if "pad" in name else 4), fontsize=8,
+                    ha="right" if left else "left")
+    cub = rec.gemm_gflops("cublas_sgemm")
+    if cub is not None:
+        ax.axhline(cub / 1e3, color="#27ae60", linewidth=1)
+        ax.text(0.011, cub / 1e3 * 1.06, t(f"cuBLAS SGEMM 实测 {cub / 1e3:.1f}", f"cuBLAS {cub / 1e3:.1f}"), fontsize=8,
+                color="#27ae60")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(0.01, 100)
+    ax.set_ylim(0.05, 150)
+    ax.set_xlabel(t("算术强度：FLOP / L1TEX 查找的 sector 字节（labsim）", "FLOP per L1TEX sector byte (labsim)"))
+    ax.set_ylabel(t("TFLOP/s（H200 实测，4096³）", "TFLOP/s (H200, 4096³)"))
+    ax.grid(True, which="both", alpha=0.25)
+    return fig
+
+
+# ---- the H200 at 4096³: stalls and memory levels (measurements/h200/round3, issue 28) ----------------------
+
+BIG = "4096x4096x4096"
+STALL_PREFIX, STALL_SUFFIX = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
+STALL_TEXT = {
+    "long_scoreboard": t("等全局内存（L1TEX）读的结果", "waiting for a global (L1TEX) load"),
+    "short_scoreboard": t("等共享内存读的结果", "waiting for a shared-memory load"),
+    "mio_throttle": t("共享内存指令队列满（MIO）", "shared-memory instruction queue full (MIO)"),
+    "barrier": t("停在 __syncthreads()", "waiting at __syncthreads()"),
+    "math_pipe_throttle": t("FMA 单元忙", "math pipe busy"),
+    "not_selected": t("就绪但没被选中发射", "ready, not selected"),
+    "selected": t("正在发射", "issuing"),
+    "wait": t("固定延迟的等待", "fixed-latency wait"),
+    "lg_throttle": t("全局内存指令队列满", "global-memory queue full"),
+    "dispatch_stall": t("分派停顿", "dispatch stall"),
+    "no_instruction": t("没有取到指令", "no instruction"),
+    "branch_resolving": t("等分支结果", "branch resolving"),
+}
+
+
+def big_metrics(name: str, shape: str = BIG) -> dict | None:
+    """Nsight Compute's metrics of one GEMM kernel at 4096³ as recorded (the records reader's gemm counters, or
+    the third round's file), or None where not recorded."""
+    rec = records()
+    h = rec.gemm_counters(name, shape)
+    if h is not None:
+        return h
+    data = round3_gemm()
+    if not data:
+        return None
+    for key in ("counters", "ncu"):
+        block = data.get(key)
+        if isinstance(block, dict) and isinstance(block.get(shape), dict) and name in block[shape]:
+            return block[shape][name]
+    return None
+
+
+def big_gflops(name: str) -> float | None:
+    """GFLOP/s at 4096³ recorded on the H200: the GEMM recording, else the third round's timing."""
+    g = records().gemm_gflops(name)
+    if g is not None:
+        return g
+    data = round3_gemm() or {}
+    for r in data.get("timing", []):
+        if r.get("name") == name and r.get("M", 4096) == 4096:
+            if r.get("gflops_median") is not None:
+                return float(r["gflops_median"])
+            if r.get("ms"):
+                return 2 * 4096 ** 3 / float(np.median(r["ms"])) / 1e6
+    return None
+
+
+def stall_table(names: tuple[str, ...] = ("gemm_tiled16", "gemm_tiled16_pad", "gemm_tiled32", "gemm_tiled32_pad"),
+                top: int = 6) -> Table:
+    """Warp stall reasons at 4096³ on the H200 (ncu: average warps stalled for the reason per issued instruction),
+    the ``top`` reasons by their largest value over the kernels."""
+    none = t("（未记录）", "(not recorded)")
+    data = {n: big_metrics(n) for n in names}
+    reasons = sorted({k[len(STALL_PREFIX):-len(STALL_SUFFIX)] for m in data.values() if m for k in m
+                      if k.startswith(STALL_PREFIX) and k.endswith(STALL_SUFFIX)})
+    if not reasons:
+        return Table([t("停顿原因", "stall reason"), *[_label(n) for n in names]],
+                     [[none, *[none for _ in names]]],
+                     caption=t("H200，4096³：warp 停顿原因（还没有记录）", "H200 stall reasons (not recorded)"))
+
+    def val(n, r):
+        m = data[n]
+        return None if not m else m.get(STALL_PREFIX + r + STALL_SUFFIX)
+
+    ranked = sorted(reasons, key=lambda r: -max((val(n, r) or 0) for n in names))[:top]
+    rows = [[f"{r}：{STALL_TEXT.get(r, r)}", *[none if val(n, r) is None else round(float(val(n, r)), 2) for n in names]]
+            for r in ranked]
+    return Table([t("停顿原因", "stall reason"), *[_label(n) for n in names]], rows,
+                 caption=t("H200，M = N = K = 4096：每发射一条指令，平均有几个 warp 因这个原因停着"
+                           "（Nsight Compute smsp__average_warps_issue_stalled_*_per_issue_active.ratio，前几项）",
+                           "H200 at 4096³: warps stalled per issued instruction, top reasons"))
+
+
+def dram_rows(names: tuple[str, ...] = ("gemm_naive", "gemm_tiled16", "gemm_tiled32")) -> list[dict]:
+    """Per kernel at 4096³ (recorded): L1TEX sector lookups, their L1 hits, L2 reads from L1, DRAM reads."""
+    out = []
+    flop = 2 * 4096 ** 3
+    for name in names:
+        m = big_metrics(name)
+        if not m:
+            out.append({"name": name, "m": None})
+            continue
+        l1 = m.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
+        hit = m.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum")
+        l2 = m.get("lts__t_sectors_srcunit_tex_op_read.sum")
+        dram = m.get("dram__bytes_read.sum")
+        out.append({"name": name, "m": m, "l1_bytes": None if l1 is None else l1 * 32,
+                    "l1_hit": None if (l1 is None or hit is None) else hit / l1,
+                    "l2_bytes": None if l2 is None else l2 * 32, "dram_bytes": dram,
+                    "dram_intensity": None if not dram else flop / dram})
+    return out
+
+
+def dram_table(names: tuple[str, ...] = ("gemm_naive", "gemm_tiled16", "gemm_tiled32")) -> Table:
+    """Where the bytes came from at 4096³ on the H200: L1TEX lookups, L1 hits, L2 reads, DRAM reads, and the
+    intensity and DRAM roof at each level."""
+    from labsim.gpus import get_gpu
+    g = get_gpu("H200")
+    bw = g.dram_bandwidth_sustained or g.dram_bandwidth
+    none = t("（未记录）", "(not recorded)")
+    gib = lambda v: none if v is None else round(v / 2 ** 30, 2)      # noqa: E731
+    rows = []
+    for r in dram_rows(names):
+        if r["m"] is None:
+            rows.append([_label(r["name"]), none, none, none, none, none, none])
+            continue
+        di = r["dram_intensity"]
+        rows.append([_label(r["name"]), gib(r["l1_bytes"]),
+                     none if r["l1_hit"] is None else f"{100 * r['l1_hit']:.0f}%", gib(r["l2_bytes"]),
+                     gib(r["dram_bytes"]), none if di is None else round(di, 1),
+                     none if di is None else round(min(di * bw, fp32_peak()) / 1e12, 1)])
+    return Table([t("内核", "kernel"), t("L1TEX 查找（GiB）", "L1TEX lookups (GiB)"), t("L1 命中", "L1 hits"),
+                  t("L2 读（GiB）", "L2 reads (GiB)"), t("DRAM 读（GiB）", "DRAM reads (GiB)"),
+                  t("FLOP / DRAM 字节", "FLOP per DRAM byte"), t("按 DRAM 字节的屋顶 TFLOP/s", "DRAM roof TFLOP/s")],
+                 rows, caption=t("H200，M = N = K = 4096：全局读在各级存储上的字节（Nsight Compute）",
+                                 "H200 at 4096³: global-load bytes at each memory level"),
+                 notes=[t(f"屋顶 = FLOP / DRAM 字节 × H200 上 copy 实测的 {bw / 1e12:.2f} TB/s（labsim 预设，"
+                          "measurements/h200/bandwidth/），不超过 FP32 峰值。",
+                          f"roof = intensity × {bw / 1e12:.2f} TB/s (recorded copy bandwidth)")])
+
+
+PADDING_KERNELS = tuple(f"gemm_tiled{T}{bt}{pad}" for T in (16, 32) for bt in ("", "_bt") for pad in ("", "_pad", "_pad4"))
+
+
+def merged_lds128(name: str, shape: tuple[int, int, int] = SHAPE) -> bool:
+    """Whether labsim, counting the compiled kernel, merged inner-loop reads into LDS.128 (fewer shared-load
+    instructions than the source's one per access)."""
+    key = "smsp__inst_executed_op_shared_ld.sum"
+    return run_gemm(name, shape)[0].stats.metrics[key] < run_gemm(name, shape, counting="source")[0].stats.metrics[key]
+
+
+@after_exercise
+def padding_table(names: tuple[str, ...] = PADDING_KERNELS) -> Table:
+    """Padding 0, +1, +4 for both B layouts and both tiles: LDS.128 kept or not, shared wavefronts per FFMA
+    (labsim), the cap they set, and the H200's 4096³ speed (recorded)."""
+    none = t("（未记录）", "(not recorded)")
+    yes, no = t("是", "yes"), t("否", "no")
+    rows = []
+    peak = fp32_peak()
+    for r in time_rows(names):
+        g = big_gflops(r["name"])
+        rows.append([_label(r["name"]), yes if merged_lds128(r["name"]) else no, round(r["ld_per_ffma"], 3),
+                     round(r["per_ffma"], 3), round(r["cap_tflops"], 1),
+                     none if g is None else round(g / 1e3, 2),
+                     none if g is None else f"{100 * g * 1e9 / (r['cap'] * peak):.0f}%"])
+    return Table([t("内核", "kernel"), t("合并成 LDS.128", "LDS.128"), t("读 wavefront / FFMA", "ld wavefronts per FFMA"),
+                  t("读写 wavefront / FFMA", "wavefronts per FFMA"), t("上限 TFLOP/s", "cap TFLOP/s"),
+                  t("H200 实测 TFLOP/s", "H200 TFLOP/s"), t("实测 / 上限", "measured / cap")], rows,
+                 caption=t("填充 0、+1、+4：labsim 按编译后的程序计数（64³），上限的算法同“时间花在哪里”一节；H200 实测为 4096³",
+                           "padding 0, +1, +4: labsim counts, caps, H200 speed"))

@@ -102,6 +102,12 @@ def parse_round3_sweep(text: str) -> dict:
     return {"meta": meta, **data["sweep"]}
 
 
+def parse_run_lines(text: str) -> list[dict]:
+    """The JSON result lines a program printed (``{"mode": "race", ..., "wrong": n}``), e.g. while it ran under
+    compute-sanitizer: what that run computed, beside the sanitizer's report."""
+    return [json.loads(ln) for ln in text.splitlines() if ln.startswith("{") and ln.rstrip().endswith("}")]
+
+
 # name -> (file under measurements/h200/, parser). README.md there describes each file.
 SOURCES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "round1": ("results.json", _json),                    # microbench.cu: one-warp/small kernels, contract counters
@@ -116,13 +122,19 @@ SOURCES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "sanitizer": ("raw/sanitizer.txt", parse_sanitizer),  # parsed: see parse_sanitizer
     "gemm_registers": ("raw2/gemm/ncu_gemm_64.csv", parse_registers),
     "gemm_sass": ("raw2/sass_gemm_bench.txt", parse_sass_counts),
-    "gemm_tiled_source": ("gemm/gemm_tiled.cuh", _text),
-    "round3_sweep": ("round3/results.json", parse_round3_sweep),   # P2's offset/stride copy sweep (issue 26)  # the CUDA source the H200 ran (2 KB), for line numbers
+    "gemm_tiled_source": ("gemm/gemm_tiled.cuh", _text),  # the CUDA source the H200 ran (2 KB), for line numbers
+    "round3_sweep": ("round3/results.json", parse_round3_sweep),   # P2's offset/stride copy sweep (issue 26)
+    # lesson 10's kernels without one barrier, run under racecheck at 64³: the wrong outputs of those runs
+    "racecheck_gemm_tiled16_nosync1_64x64x64": ("raw2/racecheck/gemm_tiled16_nosync1_analysis_64x64x64.txt",
+                                                parse_run_lines),
+    "racecheck_gemm_tiled16_nosync2_64x64x64": ("raw2/racecheck/gemm_tiled16_nosync2_analysis_64x64x64.txt",
+                                                parse_run_lines),
 }
 # What the lessons read: the student kit carries these (tests/figures/test_recordings.py runs every lesson's
 # H200 table from the bundle alone).
 KIT = ("round1", "bandwidth", "bandwidth_details", "gemm", "p2", "racecheck", "sanitizer", "gemm_registers",
-       "gemm_sass", "gemm_tiled_source", "round3_sweep")
+       "gemm_sass", "gemm_tiled_source", "round3_sweep", "racecheck_gemm_tiled16_nosync1_64x64x64",
+       "racecheck_gemm_tiled16_nosync2_64x64x64")
 
 
 def measurements_dir() -> Path:

@@ -39,6 +39,10 @@ class GPU:
     smem_reserved_per_block: int = 1024     # the runtime's own shared memory per block (sm_80 and later)
     regs_per_sm: int = 65536
     reg_alloc_unit: int = 256               # registers are allocated per warp in units of this many
+    # FP32 multiply-adds one SM completes per clock (CUDA C++ Programming Guide, "Arithmetic Instructions",
+    # throughput table: 128 per SM for compute capability 9.0); 0 = not given. For rooflines and the
+    # shared-memory cap of lesson 10, never for labsim's counters.
+    fp32_fma_per_clock_per_sm: int = 0
 
     @property
     def smem_clocks_per_wavefront(self) -> float:
@@ -58,7 +62,7 @@ GPUS: dict[str, GPU] = {
                 48 * 1024, 227 * 1024, 4.8e12, 128, 1.98e9, dram_bandwidth_sustained=3.60e12,
                 l2_partial_store_rate=5.96e10,
                 max_threads_per_sm=2048, max_blocks_per_sm=32, smem_per_sm=228 * 1024, smem_reserved_per_block=1024,
-                regs_per_sm=65536, reg_alloc_unit=256),
+                regs_per_sm=65536, reg_alloc_unit=256, fp32_fma_per_clock_per_sm=128),
     # Harris's blog compared these two (ECC off for the M2050 figures). Shared-memory bandwidth per SM from the
     # CUDA C Programming Guide 5.0, appendix F: compute capability 2.x "each bank has a bandwidth of 32 bits per
     # two clock cycles" (32 banks: 64 B/clock, a 4-byte wavefront every 2 clocks); 3.x "64 bits per clock cycle"

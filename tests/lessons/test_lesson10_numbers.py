@@ -212,8 +212,8 @@ def test_h200_race_table_reads_the_recording():
         rec = next(r for r in runs if r["name"] == kernel and (r["M"], r["N"], r["K"]) == (M, N, K))
         assert row[2] == f"{rec['wrong']} / {M * N}"
         if (M, N, K) == lesson10.SHAPE:
-            assert row[3] == f"{adv[row[0]]} / {M * N}"
-            assert "Bs write :44" in row[4] and "As write :40" in row[4] and "error" in row[4]
+            assert row[4] == f"{adv[row[0]]} / {M * N}"
+            assert "Bs write :44" in row[5] and "As write :40" in row[5] and "error" in row[5]
     # the prose: without the first barrier the H200 is wrong, without the second its recorded runs were right
     assert all(r["wrong"] > 0 for r in runs if r["name"] == "gemm_tiled16_nosync1")
     assert all(r["wrong"] == 0 for r in runs if r["name"] == "gemm_tiled16_nosync2")
@@ -395,7 +395,8 @@ def test_sass_table_shows_the_merge_and_labsim_counts_it():
 
 # ---- the prose ---------------------------------------------------------------------------------------
 
-UNIT = re.compile(r"(\d+)\s*(个\s*sector|字节|个\s*warp|个线程|个字|路冲突|个\s*float|倍|KiB)")
+# whole numbers only: a decimal ("1.6 倍") is checked by the section tests that state it
+UNIT = re.compile(r"(?<![\d.])(\d+)(?![\d.])\s*(个\s*sector|字节|个\s*warp|个线程|个字|路冲突|个\s*float|倍|KiB)")
 
 
 def _claims() -> dict[tuple[str, str], set[int]]:
@@ -417,6 +418,13 @@ def _claims() -> dict[tuple[str, str], set[int]]:
         ("4", "字节"): {np.dtype(np.float32).itemsize}, ("128", "字节"): {32 * 4},      # a float; a 32-float row
         # each step, each C element: requested bytes per C element / steps / 4 bytes
         ("2", "个float"): {int(lesson10.intensity_table().data[3][2] / (lesson10.SHAPE[2] / 16) / 4)},
+        ("1", "KiB"): {GPU.smem_reserved_per_block // 1024},            # the runtime's reservation per block
+        ("20", "个字"): {16 + 4},                                        # row 1 of a [16][20] tile starts there
+        # Q2's answer (2×2 per thread, 32×32 C block, K step 16): the two tiles a step loads, the block's threads
+        ("1024", "个float"): {32 * 16 + 16 * 32}, ("256", "个线程"): {16 * 16},
+        # Q3's answer: an LDS.128 reads 4 words; the unpadded TILE-32 row is 32 words; the +4 store conflict
+        ("4", "个字"): {16 // 4}, ("32", "个字"): {32},
+        ("4", "路冲突"): {lesson10.explorer_view(32, 4, "store_t", 0)["wavefronts"]},
     }
 
 

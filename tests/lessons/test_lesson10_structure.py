@@ -88,3 +88,31 @@ def test_explorer_static_build(monkeypatch):
     ex = lesson10.bank_explorer()
     assert ex.view_at(tile=16, pad=0, access="b_col", k=0)["wavefronts"] == 8
     assert ex.view_at(tile=32, pad=1, access="b_col", k=5)["wavefronts"] == 1
+
+
+# What answers each question (issue 28, item 4): Q1 double buffering with one barrier, Q2 a 2×2 block per
+# thread, Q3 a padding of 4 floats that keeps LDS.128. None of it may be stated before the questions.
+ANSWERS = {
+    "Q1": [r"双缓冲", r"As\[2\]", r"double.?buffer", r"\(s \+ 1\) % 2", r"只(要|保留|需|用)一个\s*(`__syncthreads\(\)`|屏障)", r"一个屏障同时"],
+    "Q2": [r"2\s*×\s*2", r"寄存器分块", r"register til", r"峰值的 1/4", r"32×32"],
+    "Q3": [r"\+\s*4(?!\d)", r"TILE \+ 4", r"\[32\]\[36\]", r"\[16\]\[20\]", r"p\s*=\s*4", r"_pad4", r"填 4"],
+}
+
+
+def test_questions_are_not_answered_before_they_are_asked(lesson, ran):
+    """The exercise branch states none of Q1-Q3's answers before the questions: not in the prose, not in what
+    a cell displays (the explorer computes any state it is asked for; it states nothing by itself)."""
+    text = LESSON10.read_text(encoding="utf-8").splitlines()
+    q_line = next(i for i, ln in enumerate(text, 1) if ln.startswith("## 问答题"))
+    before = [(ln, t) for ln, t, divs in lesson.prose if ln < q_line and not answer_only(divs)]
+    before += [(c.line, " ".join(texts)) for c, _, texts in ran if c.line < q_line]
+    bad = [f"{q} line {ln}: {m.group(0)!r}" for q, pats in ANSWERS.items() for p in pats
+           for ln, t in before for m in [re.search(p, t)] if m]
+    assert not bad, "answers stated before the questions: " + "; ".join(bad)
+    # the detector can fail: every question's answer is stated after the questions (reference answer, sec-beyond)
+    after = "\n".join(t for ln, t, divs in lesson.prose if ln > q_line)
+    for q, pats in ANSWERS.items():
+        assert any(re.search(p, after) for p in pats), q
+    # and the questions are the graders' (questions.toml), each after every section that shows its method
+    for sec in ("sec-barriers", "sec-time", "sec-speed", "sec-explore"):
+        assert next(i for i, ln in enumerate(text, 1) if f"{{#{sec}}}" in ln) < q_line

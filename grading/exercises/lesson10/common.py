@@ -43,9 +43,10 @@ def _pattern(got: np.ndarray, t: np.ndarray, ty: np.ndarray, tx: np.ndarray, col
     rows = t + ty
     step = got[:, 1, 0] - got[:, 0, 0]                  # how far the index moves when ty grows by 1
     if np.all(got == rows * step[0] + col) and step[0] not in (n, 0):
-        used = "，正好是 K" if step[0] == k else ""
-        return (f"你的下标里 ty 每加 1 前进 {step[0]} 个元素{used}；可是 B 是 K 行 N 列的行主序矩阵，一行有 N = {n} 个"
-                f"元素。只有 N = {step[0]} 时两者相同，所以 N = K 的形状（例如方阵）碰巧正确。")
+        # what was loaded, not the conclusion: the student compares the step with B's shape
+        return (f"ty 每加 1，你的下标在 B 里前进 {step[0]} 个元素：t = 0 时线程 (tx = 0, ty = 0) 搬 B[{got[0, 0, 0]}]，"
+                f"(tx = 0, ty = 1) 搬 B[{got[0, 1, 0]}]。探针的 B 有 K = {k} 行、N = {n} 列。"
+                "B 的同一列上相邻两行的两个元素，在行主序的内存里相隔几个元素？")
     if np.all(got == ty * n + col) and t.max() > 0:
         return (f"t = {TILE} 这一步搬的和 t = 0 一样，都是 B 的前 {TILE} 行：下标没有随 t 前进，C 只累加了前 {TILE} 个"
                 f"乘积（K ≤ {TILE} 的形状碰巧正确）。")
