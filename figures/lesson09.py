@@ -666,3 +666,73 @@ def tile_bank_map(fixes: bool = True, col: int = 0) -> Figure:
         read = tile_access(pad, "float32", "column", index=col)
         draw_tile_banks(rows, read, ld=TILE_DIM + pad, ax=ax, title=f"float tile[32][{TILE_DIM + pad}]")
     return fig
+
+
+# ---- whole-kernel conflict counter vs the Source page; what the L1 does for strided reads (issue 28) -----------
+
+CONFLICT_KERNELS = (("transpose_tiled_pad0", "tiled, float tile[32][32]", 0, False),
+                    ("transpose_tiled_pad1", "tiled, float tile[32][33]", 1, False),
+                    ("transpose_tiled_swizzle", t("tiled, tile[32][32] + XOR 混洗", "tiled, XOR swizzle"), 0, True))
+
+
+def _details(name: str, n: int) -> dict | None:
+    data = recordings.load("bandwidth_details") or {}
+    return next((r.get("ncu") for r in data.get("runs", []) if r.get("name") == name and r.get("n") == n), None)
+
+
+def conflict_counter_table(n: int = 8192) -> Table:
+    """The whole-kernel bank-conflict counter at n² on the H200 next to labsim's model of the address pattern, and
+    the Source page's per-instruction wavefronts vs ideal (recorded for the padded and unpadded tiles)."""
+    none = t("（未记录）", "(not recorded)")
+    src = (recordings.load("n8192") or {}).get(f"source_counters_{n}", {})
+    rows = []
+    for name, label, pad, sw in CONFLICT_KERNELS:
+        m = _details(name, n)
+        per = transposed_read(pad, sw).wavefronts            # labsim: wavefronts of one transposed read
+        lds = [r for r in src.get(name, []) if "LDS" in r.get("sass", "")]
+        page = none if not lds else f"{sum(r['wavefronts'] for r in lds)} / {sum(r['wavefronts_ideal'] for r in lds)}"
+        if m is None:
+            rows.append([label, none, none, none, none, none, page])
+            continue
+        ins = m["smsp__inst_executed_op_shared_ld.sum"]
+        wf = m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+        model = ins * per
+        rows.append([label, ins, wf, model, m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"],
+                     f"{100 * (wf / model - 1):.1f}%", page])
+    return Table([t("内核", "kernel"), t("共享读指令", "shared ld instructions"), t("共享读 wavefront", "wavefronts"),
+                  t("labsim：地址模式的 wavefront", "labsim: the pattern's wavefronts"),
+                  t("ncu 读 bank 冲突", "ncu ld bank conflicts"), t("wavefront 比模型多", "above the model"),
+                  t("Source 页：LDS 的 wavefront / 理想值", "Source page: LDS wavefronts / ideal")], rows,
+                 caption=t(f"H200，n = {n}：整个内核的计数器（Nsight Compute）、labsim 对地址模式的计数、"
+                           "Source 页逐条指令的计数（L1 Wavefronts Shared 与 L1 Wavefronts Shared Ideal）",
+                           f"H200 at n = {n}: whole-kernel counters, labsim's model, the Source page"),
+                 notes=[t("记录：measurements/h200/bandwidth/details.json（整个内核）、measurements/h200/n8192/results.json"
+                          "（ncu --section SourceCounters）。", "recorded: bandwidth/details.json, n8192/results.json")])
+
+
+CACHE_KERNELS = (("copy", t("copy（基线）", "copy (baseline)")),
+                 ("transpose_naive", t("朴素转置：按行读、跨步写", "naive: row read, strided write")),
+                 ("transpose_naive_colread", t("朴素转置：跨步读、按行写", "naive: strided read, row write")),
+                 ("transpose_tiled_pad0", "tiled, float tile[32][32]"),
+                 ("transpose_tiled_pad1", "tiled, float tile[32][33]"))
+
+
+def cache_table(n: int = 8192) -> Table:
+    """Global sectors at L1TEX and what went on to L2, loads and stores, with the effective bandwidth: the L1 serves
+    a strided read's repeated sectors; a strided write's partial sectors all go to L2."""
+    none = t("（未记录）", "(not recorded)")
+    rows = []
+    for name, label in CACHE_KERNELS:
+        m = _details(name, n)
+        rec = recordings.bandwidth_record(name, n)
+        if m is None:
+            rows.append([label, none, none, none, none, none if rec is None else _gbps(rec["gbps_median"])])
+            continue
+        rows.append([label, m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"], m["lts__t_sectors_srcunit_tex_op_read.sum"],
+                     m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"], m["lts__t_sectors_srcunit_tex_op_write.sum"],
+                     none if rec is None else _gbps(rec["gbps_median"])])
+    return Table([t("内核", "kernel"), t("L1TEX 读 sector 查找", "L1TEX load sectors"),
+                  t("L1 向 L2 读的 sector", "L2 read sectors from L1"), t("L1TEX 写 sector", "L1TEX store sectors"),
+                  t("写到 L2 的 sector", "L2 write sectors"), t("有效带宽 GB/s（中位）", "GB/s (median)")], rows,
+                 caption=t(f"H200，n = {n}：全局访存在 L1TEX 和 L2 的 sector 数（Nsight Compute）与有效带宽",
+                           f"H200 at n = {n}: sectors at L1TEX and L2, and bandwidth"))

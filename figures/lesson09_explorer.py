@@ -70,12 +70,15 @@ def readout_text(r: dict, access: str) -> str:
              f"{what}s: worst {r['worst']} ({what} {r['worst_index']}), average {r['average']:g}")
 
 
-def variant_grid(variants: Sequence[tuple[int, str, str, bool]] | None = None, ncols: int = 3) -> Figure:
-    """Pre-rendered explorer views (default: three element types × unpadded, +1 and swizzled, column reads)."""
+def variant_grid(variants: Sequence[tuple] | None = None, ncols: int = 4) -> Figure:
+    """Pre-rendered explorer views: (pad, dtype, access, swizzle[, column]) each; default three element types ×
+    unpadded, +1 at column 0, +1 at column 7 (where ``__half tile[32][33]`` conflicts) and swizzled."""
     if variants is None:
-        variants = [(pad, dt, "column", sw) for dt in DTYPES for pad, sw in ((0, False), (1, False), (0, True))]
-    accesses = [tile_access(p, d, a, s) for p, d, a, s in variants]
-    titles = [describe(p, d, a, s) for p, d, a, s in variants]
+        variants = [(pad, dt, "column", sw, col) for dt in DTYPES
+                    for pad, sw, col in ((0, False, 0), (1, False, 0), (1, False, 7), (0, True, 0))]
+    full = [tuple(v) + (0,) * (5 - len(v)) for v in variants]
+    accesses = [tile_access(p, d, a, s, index=i) for p, d, a, s, i in full]
+    titles = [describe(p, d, a, s, i) for p, d, a, s, i in full]
     return draw_bank_heatmaps(accesses, titles, ncols=ncols, panel_size=3.6)
 
 

@@ -133,7 +133,7 @@ SOURCES: dict[str, tuple[str, Callable[[str], Any]]] = {
 # What the lessons read: the student kit carries these (tests/figures/test_recordings.py runs every lesson's
 # H200 table from the bundle alone).
 KIT = ("round1", "bandwidth", "bandwidth_details", "gemm", "p2", "racecheck", "sanitizer", "gemm_registers",
-       "gemm_sass", "gemm_tiled_source", "round3_sweep", "racecheck_gemm_tiled16_nosync1_64x64x64",
+       "gemm_sass", "gemm_tiled_source", "round3_sweep", "n8192", "racecheck_gemm_tiled16_nosync1_64x64x64",
        "racecheck_gemm_tiled16_nosync2_64x64x64")
 
 

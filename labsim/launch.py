@@ -366,7 +366,12 @@ class Block:
         if view is None:
             idx = self._index(idx, f"{op} {name}")
             itemsize = flat.dtype.itemsize
-            self._check_bounds(idx, act, flat.size, name, line, "global")
+            # a 2-D (or higher) host array is named by row and column as shared ones are (the CUDA front end passes
+            # the flattened view of it: its base keeps the shape); a 1-D one by its index
+            src = arr if isinstance(arr, np.ndarray) and arr.ndim >= 2 else getattr(arr, "base", None)
+            shape = tuple(src.shape) if isinstance(src, np.ndarray) and src.ndim >= 2 and src.size == flat.size \
+                else None
+            self._check_bounds(idx, act, flat.size, name, line, "global", shape=shape)
             addr = base + idx * itemsize
             data = flat
         else:

@@ -42,8 +42,11 @@ def test_view_and_grid():
     assert "__half tile[32][33]" in fig.axes[0].get_title()
     grid = explorer.variant_grid()
     titles = [ax.get_title() for ax in grid.axes if ax.get_images() and ax.get_title()]
-    assert len(titles) == 9
+    assert len(titles) == 12
     assert any(t.startswith("double tile[32][32]") for t in titles)
+    # column 7 of __half tile[32][33], where the +1 padding does not help (issue 28 item 14)
+    (half7,) = [t for t in titles if t.startswith("__half tile[32][33]") and "[k][7]" in t]
+    assert half7.split("\n")[1].startswith("2 个 wavefront")
 
 
 def _find(widget, cls):

@@ -312,6 +312,7 @@ def _claims() -> dict[tuple[str, str], int]:
         ("8", "倍"): brute_sectors([4 * 256 * k for k in range(32)], [True] * 32, 4)
         // brute_sectors([4 * k for k in range(32)], [True] * 32, 4),   # naive store vs copy, sectors/request
         ("2", "路"): brute_column_wavefronts(34, 4),                    # stride 34: a 2-way conflict
+        ("32", "路"): brute_column_wavefronts(32, 4),                   # the unpadded tile's column read
     }
 
 
@@ -381,3 +382,56 @@ def test_bandwidth_statements_hold_for_the_recording():
     assert bw["transpose_naive"] < bw["transpose_tiled_pad0"] < bw["copy"]      # before the exercise
     assert bw["transpose_tiled_pad1"] > 2 * bw["transpose_tiled_pad0"]          # "快了一倍多"
     assert min(bw["transpose_tiled_pad1"], bw["transpose_tiled_swizzle"]) > 0.9 * bw["copy"]   # "与 copy 相当"
+
+
+def test_global_out_of_bounds_is_named_by_row_and_column():
+    """Issue 28 item 14: a global out-of-bounds access names the element of the 2-D host array as (row, col), as
+    the shared ones do, next to its flat index (decoded here with numpy, not labsim)."""
+    from figures import lesson09
+    rows = [r for r in lesson09.bounds_table().data if "OutOfBoundsError" in str(r[1])]
+    assert rows
+    for r in rows:
+        m = re.search(r"(\w+)\[(\d+)\]\[(\d+)\] \(flat index (\d+)\) but \w+ has (\d+)×(\d+) = (\d+)", r[1])
+        assert m, r[1]
+        row, col, flat, d0, d1, size = (int(v) for v in m.groups()[1:])
+        assert d0 * d1 == size and row * d1 + col == flat
+        assert flat >= size and (row, col) == (flat // d1, flat % d1)     # past the last row: first index ≥ d0
+
+
+def test_conflict_counter_table_and_its_prose():
+    """Issue 28 item 12: at 8192² the H200 reports read bank conflicts for the padded and swizzled tiles that the
+    address pattern does not have (labsim: one wavefront per read), while the Source page's per-instruction
+    wavefronts equal their ideal; the prose says 十几万 conflicts, a few per cent above the model."""
+    from figures import lesson09, recordings
+    if recordings.load("bandwidth_details") is None:
+        pytest.skip("bandwidth/details.json not recorded")
+    rows = {r[0]: r for r in lesson09.conflict_counter_table().data}
+    pad0, pad1, sw = (rows[label] for _, label, _, _ in lesson09.CONFLICT_KERNELS)
+    for r in (pad0, pad1, sw):
+        assert r[4] == r[2] - r[1], "ncu's conflicts are the wavefronts beyond one per instruction"
+    assert pad0[3] == 32 * pad0[1] and pad1[3] == pad1[1] and sw[3] == sw[1]     # labsim: 32, 1, 1 per read
+    for r in (pad1, sw):
+        assert 100_000 <= r[4] < 200_000                                       # "十几万"
+        assert 1.0 < float(r[5].rstrip("%")) < 10.0                            # "几个百分点"
+    src = recordings.load("n8192")
+    if src is not None:
+        lds = [x for x in src["source_counters_8192"]["transpose_tiled_pad1"] if "LDS" in x["sass"]]
+        assert all(x["wavefronts"] == x["wavefronts_ideal"] for x in lds) and pad1[6].split(" / ")[0] == pad1[6].split(" / ")[1]
+    from lessonref import LESSON9
+    text = LESSON9.read_text(encoding="utf-8")
+    assert "本课程没有这样的 H200 记录" not in text and "Source 页" in text and "十几万" in text
+
+
+def test_cache_table_and_its_prose():
+    """Issue 28 item 13: the strided-read naive transpose beats the unpadded tiled one because the L1 serves the
+    repeated sector lookups (L2 reads as copy's), while the strided write sends 8× copy's sectors to L2."""
+    from figures import lesson09, recordings
+    if recordings.load("bandwidth_details") is None:
+        pytest.skip("bandwidth/details.json not recorded")
+    rows = {name: r for (name, _), r in zip(lesson09.CACHE_KERNELS, lesson09.cache_table().data)}
+    copy, naive, colread, pad0 = (rows[n] for n in ("copy", "transpose_naive", "transpose_naive_colread",
+                                                    "transpose_tiled_pad0"))
+    assert colread[1] == 8 * copy[1] and abs(colread[2] - copy[2]) <= 1          # "8 倍"; L2 reads as copy's
+    assert naive[4] == 8 * copy[4] and naive[3] == naive[4]                       # every partial sector to L2
+    assert colread[5] > pad0[5] > naive[5]
+
