@@ -70,11 +70,18 @@ class LoadCache:
         self.restrict: set = set()       # ids of buffers passed as __restrict__ parameters: no other store aliases
 
     def find(self, key, addr, act):
-        if not act.any():                # a predicated-off instruction still executes: not folded
+        entries = self.entries.get(key)
+        if not entries:
             return None
-        for e_addr, e_act, value in self.entries.get(key, ()):
-            if e_addr.shape == np.shape(addr) and not np.any(act & ~e_act) and np.array_equal(
-                    np.where(act, addr, 0), np.where(act, e_addr, 0)):
+        f = int(act.argmax())
+        if not act[f]:                   # a predicated-off instruction still executes: not folded
+            return None
+        probe = addr[f]
+        for e_addr, e_act, value in entries:
+            # the first active lane's address rejects almost every other entry without touching whole arrays
+            if e_addr[f] != probe or not e_act[f] or e_addr.shape != addr.shape:
+                continue
+            if not np.any(act & ~e_act) and not np.any((addr != e_addr) & act):
                 return value
         return None
 
