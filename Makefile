@@ -23,5 +23,11 @@ test: $(STAMP)
 	bash tools/ensure_system_packages.sh || echo "chromium unavailable: browser tests will be skipped"
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-bench: $(STAMP)
-	$(PY) tools/bench.py
+# the optional bench extra (numba) for the side-by-side with Numba's simulator; without it that row is skipped
+$(VENV)/.bench-stamp: $(STAMP)
+	$(PY) -m pip install -q -e '.[bench]' || echo "numba unavailable: the Numba comparison will be skipped"
+	touch $@
+
+# BENCH_ARGS: e.g. "--quick" or "--only gemm,numba" (tools/bench.py --help)
+bench: $(VENV)/.bench-stamp
+	$(PY) tools/bench.py $(BENCH_ARGS)

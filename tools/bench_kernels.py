@@ -1,6 +1,7 @@
 """The kernels tools/bench.py times across sizes (and tests/labsim/test_scale.py counts): copy, naive and tiled
 transposes (Harris's 32x8 mapping, TILE_DIM 32, +1 padding) and a 16x16 tiled GEMM, each written once for the
-Python API and once in CUDA C for labsim.cuda.
+Python API and once in CUDA C for labsim.cuda; the tiled transpose and the GEMM also for Numba's CUDA simulator
+(``numba_run``, for the side-by-side ratio; numba is the optional ``bench`` extra, never needed by labsim).
 """
 from __future__ import annotations
 
@@ -135,3 +136,57 @@ def run(kernel: str, api: str, n: int, program=None, times: dict | None = None, 
     if times is not None:
         times.update(wall=time.perf_counter() - wall, cpu=time.process_time() - cpu)
     return st, bool(np.array_equal(out, want))
+
+
+def numba_run(kernel: str, n: int) -> tuple[float, bool]:
+    """(CPU seconds, result correct) of one launch of ``kernel`` ("tiled" or "gemm") at size ``n`` in Numba's CUDA
+    simulator, the same algorithm, block shape and tiles as the labsim versions above. Call it in a process
+    that set NUMBA_ENABLE_CUDASIM=1 before importing numba (tools/bench.py runs it in a child process)."""
+    import time
+
+    # module globals, as the simulator swaps its fake `cuda` into the kernel's globals (not into closures)
+    global cuda, float32
+    from numba import cuda, float32
+    ins, out, want = setup(kernel, n)
+    if kernel == "tiled":
+        @cuda.jit
+        def tiled(A, B, N):
+            tile = cuda.shared.array((32, 33), float32)
+            x = cuda.blockIdx.x * 32 + cuda.threadIdx.x
+            y = cuda.blockIdx.y * 32 + cuda.threadIdx.y
+            for j in range(0, 32, 8):
+                tile[cuda.threadIdx.y + j, cuda.threadIdx.x] = A[(y + j) * N + x]
+            cuda.syncthreads()
+            x = cuda.blockIdx.y * 32 + cuda.threadIdx.x
+            y = cuda.blockIdx.x * 32 + cuda.threadIdx.y
+            for j in range(0, 32, 8):
+                B[(y + j) * N + x] = tile[cuda.threadIdx.x, cuda.threadIdx.y + j]
+        fn, grid, block = tiled, (n // 32, n // 32), (32, 8)
+    elif kernel == "gemm":
+        T = GEMM_TILE
+
+        @cuda.jit
+        def gemm(A, B, C, N):
+            As = cuda.shared.array((T, T), float32)
+            Bs = cuda.shared.array((T, T), float32)
+            tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+            row = cuda.blockIdx.y * T + ty
+            col = cuda.blockIdx.x * T + tx
+            acc = float32(0.0)
+            for t in range(N // T):
+                As[ty, tx] = A[row * N + t * T + tx]
+                Bs[ty, tx] = B[(t * T + ty) * N + col]
+                cuda.syncthreads()
+                for k in range(T):
+                    acc += As[ty, k] * Bs[k, tx]
+                cuda.syncthreads()
+            C[row * N + col] = acc
+        fn, grid, block = gemm, (n // T, n // T), (T, T)
+    else:
+        raise ValueError(f"no Numba version of {kernel!r}")
+    flat = [a.reshape(-1) for a in ins]
+    res = out.reshape(-1)
+    cpu = time.process_time()
+    fn[grid, block](*flat, res, n)
+    cpu = time.process_time() - cpu
+    return cpu, bool(np.array_equal(out, want))
