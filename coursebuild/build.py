@@ -217,15 +217,16 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
         for cfg in root.glob("_quarto*.yml"):
             shutil.copyfile(cfg, bdir / cfg.name)
         _copy_resources(root, pages, bdir)
+        lessons = sites[b].lessons()
         for p in pages:
             try:
-                qdoc = run_pipeline(docs[p], BuildContext(b, None, snippets), SOURCE_PIPELINE)
+                qdoc = run_pipeline(docs[p], BuildContext(b, None, snippets, lessons=lessons), SOURCE_PIPELINE)
                 # Notebooks keep unnumbered headings (their @sec- links show the heading text): the grader
                 # finds answers by heading ("### Q1"), and a student's notebook is no numbered page.
-                ndoc = run_pipeline(docs[p], BuildContext(b, "ipynb", snippets, number_sections=False),
-                                    SOURCE_PIPELINE + NOTEBOOK_PIPELINE)
-                hdoc = run_pipeline(docs[p], BuildContext(b, "html", snippets, number_sections=numbered),
-                                    SOURCE_PIPELINE + NOTEBOOK_PIPELINE)
+                ndoc = run_pipeline(docs[p], BuildContext(b, "ipynb", snippets, number_sections=False,
+                                                          lessons=lessons), SOURCE_PIPELINE + NOTEBOOK_PIPELINE)
+                hdoc = run_pipeline(docs[p], BuildContext(b, "html", snippets, number_sections=numbered,
+                                                          lessons=lessons), SOURCE_PIPELINE + NOTEBOOK_PIPELINE)
             except LeakError as err:
                 raise BuildError(f"leak guard: {err}") from None
             (bdir / p).parent.mkdir(parents=True, exist_ok=True)

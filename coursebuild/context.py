@@ -19,6 +19,7 @@ class BuildContext:
     hidden_snippets: list[tuple[str, str]] = field(default_factory=list)  # (file, text)
     link_suffix: str = ".ipynb"  # what relative ``.qmd`` links become in notebooks
     number_sections: bool = False  # number headings as Quarto does (the build sets it for the fallback pages)
+    lessons: list[tuple[str, str, str]] = field(default_factory=list)  # (page, title, summary), site order
 
     def __post_init__(self) -> None:
         if self.branch not in BRANCHES:

@@ -45,9 +45,14 @@ class Site:
     titles: dict[str, str]
     sidebar: list[NavItem]
     config: dict
+    summaries: dict[str, str] = field(default_factory=dict)   # a page's front matter ``course-summary``
 
     def __repr__(self) -> str:
         return f"Site({self.title!r}, {len(self.pages)} pages)"
+
+    def lessons(self) -> list[tuple[str, str, str]]:
+        """(page, title, summary) of every page in sidebar order: what the landing page's table lists."""
+        return [(p, self.titles[p], self.summaries.get(p, "")) for p in self.order if p in self.titles]
 
     @property
     def order(self) -> list[str]:
@@ -186,7 +191,8 @@ def load_site(root: Path, profile: str | None = None) -> Site:
         if item.href and item.href not in titles:
             raise SiteConfigError(f"{path}: the sidebar links to {item.href}, which project.render does not build")
     title = str(website.get("title") or config.get("project", {}).get("title") or "")
-    return Site(root, title, pages, titles, sidebar, config)
+    summaries = {p: str(fronts[p]["course-summary"]) for p in pages if fronts[p].get("course-summary")}
+    return Site(root, title, pages, titles, sidebar, config, summaries)
 
 
 def _flatten(items: list[NavItem]) -> list[NavItem]:

@@ -10,6 +10,7 @@ import os
 import tempfile
 from pathlib import Path
 
+REAL_HOME = Path.home()
 SANDBOX = Path(tempfile.mkdtemp(prefix="course-tests-"))
 FAKE_HOME = SANDBOX / "home"
 # Where each tool puts its per-user files unless told otherwise (all under ~ by default).
@@ -18,7 +19,12 @@ DIRS = {
     "XDG_RUNTIME_DIR": "runtime", "MPLCONFIGDIR": "matplotlib", "IPYTHONDIR": "ipython",
     "JUPYTER_CONFIG_DIR": "jupyter-config", "JUPYTER_DATA_DIR": "jupyter-data",
     "JUPYTER_RUNTIME_DIR": "jupyter-runtime", "LABSIM_SASS_CACHE": "cache/labsim/sass",
+    "npm_config_cache": "npm-cache",
 }
+# Tools' own settings stay readable where the user keeps them (a package index or registry mirror, say):
+# reading them writes nothing; only where they write moves.
+USER_CONFIGS = {"PIP_CONFIG_FILE": REAL_HOME / ".config" / "pip" / "pip.conf",
+                "NPM_CONFIG_USERCONFIG": REAL_HOME / ".npmrc"}
 
 FAKE_HOME.mkdir()
 os.environ["HOME"] = str(FAKE_HOME)
@@ -26,6 +32,9 @@ for _var, _sub in DIRS.items():
     (SANDBOX / _sub).mkdir(parents=True, exist_ok=True)
     os.environ[_var] = str(SANDBOX / _sub)
 os.chmod(SANDBOX / "runtime", 0o700)      # XDG_RUNTIME_DIR must be private, or tools ignore it
+for _var, _path in USER_CONFIGS.items():
+    if _var not in os.environ and _path.is_file():
+        os.environ[_var] = str(_path)
 
 
 def files_in_fake_home() -> list[Path]:

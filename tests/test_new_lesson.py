@@ -62,6 +62,17 @@ def test_the_site_orders_it_after_lesson_10(course):
     assert site.titles[PAGE] == "第 11 课：向量缩放（测试用）"
 
 
+def test_the_landing_page_lists_it(course):
+    from coursebuild.context import BuildContext
+    from coursebuild.qmd import Markdown, read_qmd
+    from coursebuild.site import load_site
+    from coursebuild.transforms import SOURCE_PIPELINE, run_pipeline
+    doc = run_pipeline(read_qmd(course / "index.qmd", "index.qmd"),
+                       BuildContext("exercise", None, lessons=load_site(course).lessons()), SOURCE_PIPELINE)
+    text = "".join(n.text for n in doc.children if isinstance(n, Markdown))
+    assert f"| [第 11 课：向量缩放（测试用）]({PAGE}) | 每块线程数与读 sector：测试用的新课 |" in text
+
+
 def test_the_lists_of_graded_lessons_find_it_and_its_exercise(course):
     found = {p.relative_to(course).as_posix(): rest for p, *rest in graded_lessons(course)}
     assert found[PAGE] == ["vecscale", "/tmp/vecscale.cu", "BLOCK"]

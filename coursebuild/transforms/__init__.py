@@ -12,6 +12,7 @@ from typing import Callable
 from ..context import BuildContext
 from ..qmd import Document
 from .guard_leaks import guard_leaks
+from .lesson_table import lesson_table
 from .quarto_markdown import quarto_markdown
 from .select_branch import select_branch
 from .unwrap_conditionals import unwrap_conditionals
@@ -20,7 +21,7 @@ __all__ = ["BuildContext", "Transform", "SOURCE_PIPELINE", "NOTEBOOK_PIPELINE", 
 
 Transform = Callable[[Document, BuildContext], Document]
 
-SOURCE_PIPELINE: list[Transform] = [select_branch, unwrap_conditionals, guard_leaks]
+SOURCE_PIPELINE: list[Transform] = [select_branch, unwrap_conditionals, lesson_table, guard_leaks]
 NOTEBOOK_PIPELINE: list[Transform] = [quarto_markdown]
 
 
