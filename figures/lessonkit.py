@@ -186,6 +186,18 @@ def needs_fill_note(eid: str) -> Note:
                   f"(this needs the filled exercise: complete the exercise ({target}) and run the check first)"))
 
 
+PENDING = t("（完成练习后显示）", "(after the exercise)")
+
+
+def or_pending(compute: Callable[[], Any]) -> Any:
+    """``compute()``, or :data:`PENDING` where it needs the student's fill (a table keeps its recorded H200
+    columns on the exercise branch; only labsim's cells of the filled kernel wait for the exercise)."""
+    try:
+        return compute()
+    except NeedsFill:
+        return PENDING
+
+
 def needs_fill_figure(eid: str):
     """A figure holding :func:`needs_fill_note` (a lesson's numbered figure stays a figure on every branch)."""
     from matplotlib.figure import Figure

@@ -120,3 +120,20 @@ def test_one_reader_of_the_recordings():
     finds = [p.name for p in (REPO / "figures").glob("*.py") if '"measurements"' in p.read_text(encoding="utf-8")]
     assert finds == ["recordings.py"]
     assert kit.records().__name__ == "figures.recordings"
+
+
+def test_h200_columns_stay_on_the_exercise_branch(monkeypatch, tmp_path):
+    """Before the exercise only labsim's cells of the filled kernel wait; the recorded H200 numbers are shown."""
+    monkeypatch.setenv("COURSEBUILD_BRANCH", "exercise")
+    ex = load_exercise("lesson08")
+    monkeypatch.setitem(ex.config, "target", str(tmp_path / "none.cu"))
+    monkeypatch.setattr(kit, "exercise", lambda eid: ex)
+    tab = lesson08.ncu_table()
+    naive = [r for r in tab.data if r[0].startswith("transpose_naive")]
+    copy = [r for r in tab.data if r[0].startswith("copy")]
+    assert naive and all(r[2] == kit.PENDING and r[4] == "" for r in naive)
+    assert all(isinstance(r[2], int) for r in copy)                     # the copy needs no fill
+    if lesson08.recordings.read("round1"):
+        assert all(isinstance(r[3], int) for r in naive)                # the H200's numbers stay
+    harris = lesson08.harris_table()
+    assert [r[3] == kit.PENDING for r in harris.data] == [False, True, False, True]
