@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import LabsimError, OutOfBoundsError, StepBudgetError
 from .ctype import LLONG, CType, pointer_to
 from .runtime import MEM_STEPS, Ptr, masked, pack, unpack
-from .symbols import LV, E
+from .symbols import LValue, CompiledExpr
 
 MAX_LOCAL_ELEMENTS = 1024
 
@@ -85,7 +85,7 @@ def mem_put(c, p, i, t: CType, v, line: int, name: str, col: int | None = None) 
         c.blk.sstore(p.buf, idx, v, line=line, name=name, view=view, col=col)
 
 
-def element_lv(comp, pe: E, ie: E, node, name: str | None) -> LV:
+def element_lv(comp, pe: CompiledExpr, ie: CompiledExpr, node, name: str | None) -> LValue:
     """``p[i]`` for a pointer (or decayed shared array) ``pe`` and an int64 index ``ie``.
 
     ``name``: the identifier written at the access; None when the pointer is an expression (a cast, ``p + k``),
@@ -124,14 +124,14 @@ def element_lv(comp, pe: E, ie: E, node, name: str | None) -> LV:
 
     def addr(c, loc):
         return loc[0].moved(loc[1] * size)
-    return LV(t, locate, get, put, addr, name or "", pe.t.const, "mem", line, pe.t.space, col)
+    return LValue(t, locate, get, put, addr, name or "", pe.t.const, "mem", line, pe.t.space, col)
 
 
-def shared_scalar_lv(comp, sym, node) -> LV:
+def shared_scalar_lv(comp, sym, node) -> LValue:
     """``__shared__ float total;``: a one-element shared array."""
     k, nm = sym.slot, sym.name
-    pe = E(pointer_to(sym.t, space="shared"), lambda c: Ptr(c.v[k], 0, nm, "shared"))
-    zero = E(comp_ll(), lambda c: 0, k=np.int64(0))
+    pe = CompiledExpr(pointer_to(sym.t, space="shared"), lambda c: Ptr(c.v[k], 0, nm, "shared"))
+    zero = CompiledExpr(comp_ll(), lambda c: 0, k=np.int64(0))
     return element_lv(comp, pe, zero, node, sym.name)
 
 
@@ -139,7 +139,7 @@ def comp_ll():
     return LLONG
 
 
-def constant_lv(comp, sym, flat: E, node) -> LV:
+def constant_lv(comp, sym, flat: CompiledExpr, node) -> LValue:
     """An element of a ``__constant__`` array: read through the constant cache (LDC), which Nsight Compute's
     global and shared counters never see; writing it in device code is an error (it is const there)."""
     store, t, name = sym.store, sym.t, sym.name
@@ -167,10 +167,10 @@ def constant_lv(comp, sym, flat: E, node) -> LV:
 
     def put(c, i, v):      # unreachable: the lvalue is const
         raise AssertionError("write to __constant__")
-    return LV(t, locate, get, put, None, name, True, "local", line)
+    return LValue(t, locate, get, put, None, name, True, "local", line)
 
 
-def local_array_lv(comp, sym, idx_es: list[E], node) -> LV:
+def local_array_lv(comp, sym, idx_es: list[CompiledExpr], node) -> LValue:
     """An element of a per-thread array (registers / local memory: not counted as memory traffic)."""
     flat = comp.flat_index(idx_es, sym.dims)
     size = int(np.prod(sym.dims, dtype=np.int64))
@@ -214,7 +214,7 @@ def local_array_lv(comp, sym, idx_es: list[E], node) -> LV:
         v = np.broadcast_to(v, (c.n,))
         ii = np.broadcast_to(i, (c.n,))
         arr[rows(c)[act], ii[act]] = v[act]
-    return LV(t, locate, get, put, None, name, False, "local", line)
+    return LValue(t, locate, get, put, None, name, False, "local", line)
 
 
 __all__ = [

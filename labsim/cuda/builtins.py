@@ -14,7 +14,7 @@ from ..errors import LabsimError
 from .errors import CudaRuntimeError, CudaUnsupportedError
 from .expr import const_e, is_scalar
 from .runtime import MEM_STEPS
-from .symbols import MAX_INLINE_DEPTH, E, FnState, Reparse, Sym
+from .symbols import MAX_INLINE_DEPTH, CompiledExpr, FnState, Reparse, Sym
 from . import warp as _warp
 
 FORBIDDEN = {
@@ -68,7 +68,7 @@ def _to_dims(v) -> tuple[int, ...]:
 class CallMixin:
     """Compiles call expressions (mixed into ``Compiler``)."""
 
-    def x_call_expression(self, node) -> E:
+    def x_call_expression(self, node) -> CompiledExpr:
         fnode = node.child_by_field_name("function")
         ksyn = next((ch for ch in node.children if ch.type == "kernel_call_syntax"), None)
         args_node = node.child_by_field_name("arguments")
@@ -134,14 +134,14 @@ class CallMixin:
                            "arrays after the launch", CudaUnsupportedError)
         raise self.err(fnode, f"use of undeclared identifier '{name}'")
 
-    def args(self, arg_nodes, n: int | tuple, name: str, node) -> list[E]:
+    def args(self, arg_nodes, n: int | tuple, name: str, node) -> list[CompiledExpr]:
         want = (n,) if isinstance(n, int) else n
         if len(arg_nodes) not in want:
             raise self.err(node, f"{name} takes {' or '.join(map(str, want))} argument(s), {len(arg_nodes)} given")
         return [self.expr(a) for a in arg_nodes]
 
     # ---- user functions ------------------------------------------------------------------------------------
-    def user_call(self, fd, arg_nodes, node) -> E:
+    def user_call(self, fd, arg_nodes, node) -> CompiledExpr:
         if fd.is_kernel:
             raise self.err(node, f"kernel '{fd.name}' must be launched with <<<grid, block>>>")
         if self.mode == "device" and not fd.is_device:
@@ -193,9 +193,9 @@ class CallMixin:
                 else:
                     body(c)
             return c.v[rs] if rs >= 0 else None
-        return E(fd.ret, ev, pure=False)
+        return CompiledExpr(fd.ret, ev, pure=False)
 
-    def kernel_launch(self, node, fnode, ksyn, arg_nodes) -> E:
+    def kernel_launch(self, node, fnode, ksyn, arg_nodes) -> CompiledExpr:
         if self.mode != "host":
             raise self.unsupported(node, "launching kernels from device code (dynamic parallelism)")
         if fnode.type == "template_function" and self.text(fnode.child_by_field_name("name")) in self.templates:
@@ -244,7 +244,7 @@ class CallMixin:
             vals = [f(c) for f in evs]
             c.blk.launch_kernel(kname, g, b, vals, s, line)
             return np.int32(0)
-        return E(ct.VOID, ev, pure=False)
+        return CompiledExpr(ct.VOID, ev, pure=False)
 
     # ---- built-in functions --------------------------------------------------------------------------------
     def builtin(self, name: str):
@@ -286,7 +286,7 @@ class CallMixin:
             return self.b_unsupported
         return None
 
-    def b_memcpy_symbol(self, name, arg_nodes, node) -> E:
+    def b_memcpy_symbol(self, name, arg_nodes, node) -> CompiledExpr:
         """``cudaMemcpyToSymbol(sym, src, count[, offset[, kind[, stream]]])`` and ``cudaMemcpyFromSymbol(dst, sym,
         count[, offset[, kind[, stream]]])`` in host code: bytes between a host array and a __constant__ variable."""
         if self.mode != "host":
@@ -325,20 +325,20 @@ class CallMixin:
             else:
                 host[hoff:hoff + n] = dev[off:off + n]
             return np.int32(0)
-        return E(ct.INT, ev, pure=False)
+        return CompiledExpr(ct.INT, ev, pure=False)
 
-    def b_legacy_warp(self, name, arg_nodes, node) -> E:
+    def b_legacy_warp(self, name, arg_nodes, node) -> CompiledExpr:
         raise self.err(node, f"{name}() was removed for sm_70 and later (the H200 is sm_90): use {name}_sync(mask, "
                        "...) with the mask of the lanes that take part, e.g. 0xffffffff", CudaUnsupportedError)
 
-    def b_warp(self, name, arg_nodes, node) -> E:
+    def b_warp(self, name, arg_nodes, node) -> CompiledExpr:
         """Warp shuffles, votes, reductions, ``__syncwarp`` and ``__activemask`` (labsim.cuda.warp)."""
         if self.mode == "host":
             raise self.err(node, f"{name}() can only be called in device code")
         where = self.loc(node)
         if name == "__activemask":
             self.args(arg_nodes, 0, name, node)
-            return E(ct.UINT, lambda c: _warp.activemask(c.act), pure=False)
+            return CompiledExpr(ct.UINT, lambda c: _warp.activemask(c.act), pure=False)
         if name == "__syncwarp":
             es = self.args(arg_nodes, (0, 1), name, node)
             M = self.coerce(es[0], ct.UINT, node).ev if es else (lambda c: _warp.FULL)
@@ -347,7 +347,7 @@ class CallMixin:
                 if c.loads is not None:
                     c.loads.clear()
                 self._warp_call(c, where, name, lambda act, live: _warp.syncwarp(M(c), act, live, name))
-            return E(ct.VOID, ev_sync, pure=False)
+            return CompiledExpr(ct.VOID, ev_sync, pure=False)
         if name in WARP_SHUFFLES:
             es = self.args(arg_nodes, (3, 4), name, node)
             t = es[1].t
@@ -361,17 +361,17 @@ class CallMixin:
             B = self.coerce(es[2], ct.INT if name == "__shfl_sync" else ct.UINT, node).ev
             W = self.coerce(es[3], ct.INT, node).ev if len(es) == 4 else (lambda c: np.int32(32))
             mode = WARP_SHUFFLES[name]
-            return E(t, lambda c: self._warp_call(c, where, name, lambda act, live: _warp.shuffle(
+            return CompiledExpr(t, lambda c: self._warp_call(c, where, name, lambda act, live: _warp.shuffle(
                 mode, V(c), B(c), W(c), M(c), act, live, name)), pure=False)
         if name in WARP_VOTES:
             m, p = self.args(arg_nodes, 2, name, node)
             M = self.coerce(m, ct.UINT, node).ev
             P = self.truth(p, arg_nodes[1]).ev
             if name == "__ballot_sync":
-                return E(ct.UINT, lambda c: self._warp_call(c, where, name, lambda act, live: _warp.ballot(
+                return CompiledExpr(ct.UINT, lambda c: self._warp_call(c, where, name, lambda act, live: _warp.ballot(
                     P(c), M(c), act, live, name)), pure=False)
             kind = WARP_VOTES[name]
-            return E(ct.INT, lambda c: self._warp_call(c, where, name, lambda act, live: _warp.vote(
+            return CompiledExpr(ct.INT, lambda c: self._warp_call(c, where, name, lambda act, live: _warp.vote(
                 kind, P(c), M(c), act, live, name)), pure=False)
         m, v = self.args(arg_nodes, 2, name, node)
         op = WARP_REDUCE[name]
@@ -382,7 +382,7 @@ class CallMixin:
         t = ct.INT if signed else ct.UINT
         M, V = self.coerce(m, ct.UINT, node).ev, self.coerce(v, t, node).ev
         dt = t.dtype
-        return E(t, lambda c: self._warp_call(c, where, name, lambda act, live: _warp.reduce(
+        return CompiledExpr(t, lambda c: self._warp_call(c, where, name, lambda act, live: _warp.reduce(
             op, V(c), M(c), act, live, name, dt)), pure=False)
 
     def _warp_call(self, c, where, name, fn):
@@ -402,10 +402,10 @@ class CallMixin:
             raise _warp.WarpSyncError(u.message, file=self.file, line=where[0], col=where[1],
                                       source=self.pp.line_text(where[0]), **extra) from None
 
-    def b_unsupported(self, name, arg_nodes, node) -> E:
+    def b_unsupported(self, name, arg_nodes, node) -> CompiledExpr:
         raise self.unsupported(node, f"{name}()")
 
-    def b_syncthreads(self, name, arg_nodes, node) -> E:
+    def b_syncthreads(self, name, arg_nodes, node) -> CompiledExpr:
         self.args(arg_nodes, 0, name, node)
         if self.mode == "host":
             raise self.err(node, "__syncthreads() can only be called in device code")
@@ -419,22 +419,22 @@ class CallMixin:
             except LabsimError as e:
                 e.where.setdefault("col", col)
                 raise
-        return E(ct.VOID, ev, pure=False)
+        return CompiledExpr(ct.VOID, ev, pure=False)
 
-    def b_noop(self, name, arg_nodes, node) -> E:
+    def b_noop(self, name, arg_nodes, node) -> CompiledExpr:
         for a in arg_nodes:
             self.expr(a)
-        return E(ct.VOID, lambda c: None, pure=False)
+        return CompiledExpr(ct.VOID, lambda c: None, pure=False)
 
-    def b_host_noop(self, name, arg_nodes, node) -> E:
+    def b_host_noop(self, name, arg_nodes, node) -> CompiledExpr:
         if self.mode != "host":
             raise self.err(node, f"{name}() can only be called in host code")
         for a in arg_nodes:
             if a.type != "pointer_expression":
                 self.expr(a)
-        return E(ct.INT, lambda c: np.int32(0), pure=False)
+        return CompiledExpr(ct.INT, lambda c: np.int32(0), pure=False)
 
-    def b_atomic(self, name, arg_nodes, node) -> E:
+    def b_atomic(self, name, arg_nodes, node) -> CompiledExpr:
         p, v = self.args(arg_nodes, 2, name, node)
         if self.mode == "host":
             raise self.err(node, f"{name}() can only be called in device code")
@@ -485,9 +485,9 @@ class CallMixin:
                 buf = flat.view(np.uint8)[:flat.nbytes - flat.nbytes % size].view(dt)
             idx = np.asarray(boff, dtype=np.int64) // size
             return c.blk.atomic_add(buf, idx, val, line=line, name=aname, returns=returns, col=where[1])
-        return E(t, ev, pure=False)
+        return CompiledExpr(t, ev, pure=False)
 
-    def b_minmax(self, name, arg_nodes, node) -> E:
+    def b_minmax(self, name, arg_nodes, node) -> CompiledExpr:
         a, b = self.args(arg_nodes, 2, name, node)
         if not (a.t.is_arith and b.t.is_arith):
             raise self.err(node, f"no matching function for call to {name}('{a.t}', '{b.t}')")
@@ -506,19 +506,19 @@ class CallMixin:
         f = (np.fmin if is_min else np.fmax) if t.kind == "float" else (np.minimum if is_min else np.maximum)
         return self.fold2(f, a, b, t)
 
-    def fold2(self, f, a: E, b: E, t: CType) -> E:
+    def fold2(self, f, a: CompiledExpr, b: CompiledExpr, t: CType) -> CompiledExpr:
         if a.k is not None and b.k is not None:
             return const_e(t.dtype.type(f(a.k, b.k)), t)
         A, B = a.ev, b.ev
-        return E(t, lambda c: f(A(c), B(c)), pure=a.pure and b.pure)
+        return CompiledExpr(t, lambda c: f(A(c), B(c)), pure=a.pure and b.pure)
 
-    def fold1(self, f, a: E, t: CType) -> E:
+    def fold1(self, f, a: CompiledExpr, t: CType) -> CompiledExpr:
         if a.k is not None:
             return const_e(t.dtype.type(f(a.k)), t)
         A = a.ev
-        return E(t, lambda c: f(A(c)), pure=a.pure)
+        return CompiledExpr(t, lambda c: f(A(c)), pure=a.pure)
 
-    def b_abs(self, name, arg_nodes, node) -> E:
+    def b_abs(self, name, arg_nodes, node) -> CompiledExpr:
         (a,) = self.args(arg_nodes, 1, name, node)
         if not a.t.is_arith:
             raise self.err(node, f"no matching function for call to {name}('{a.t}')")
@@ -546,7 +546,7 @@ class CallMixin:
             return ("1", lambda v: np.clip(v, 0, 1).astype(np.asarray(v).dtype), ct.FLOAT)
         return None
 
-    def b_math(self, name, arg_nodes, node) -> E:
+    def b_math(self, name, arg_nodes, node) -> CompiledExpr:
         arity, f, t = self.math_fn(name)
         es = self.args(arg_nodes, int(arity), name, node)
         for e in es:
@@ -566,15 +566,15 @@ class CallMixin:
             r = (np.asarray(A(c), np.float64) * np.asarray(B(c), np.float64) + np.asarray(C(c), np.float64))
             r = r.astype(dt)
             return r[()] if r.ndim == 0 else r
-        return E(t, fma, pure=all(e.pure for e in es))
+        return CompiledExpr(t, fma, pure=all(e.pure for e in es))
 
-    def b_make(self, name, arg_nodes, node) -> E:
+    def b_make(self, name, arg_nodes, node) -> CompiledExpr:
         t = ct.DIM3 if name == "dim3" else ct.VECTORS[name[5:]]
         if name != "dim3" and len(arg_nodes) != len(t.fields):
             raise self.err(node, f"{name} takes {len(t.fields)} arguments, {len(arg_nodes)} given")
         return self.make_vector(t, arg_nodes, node, partial=name == "dim3")
 
-    def make_vector(self, t: CType, items, node, partial: bool) -> E:
+    def make_vector(self, t: CType, items, node, partial: bool) -> CompiledExpr:
         n = len(t.fields)
         partial = partial or t is ct.DIM3
         if len(items) > n or (not partial and len(items) != n):
@@ -582,9 +582,9 @@ class CallMixin:
         comps = [self.coerce(self.expr(it), t.elem, it) for it in items]
         fill = t.elem.dtype.type(1 if t is ct.DIM3 else 0)
         evs = [e.ev for e in comps] + [(lambda c, f=fill: f)] * (n - len(comps))
-        return E(t, lambda c: tuple(f(c) for f in evs), pure=all(e.pure for e in comps))
+        return CompiledExpr(t, lambda c: tuple(f(c) for f in evs), pure=all(e.pure for e in comps))
 
-    def b_assert(self, name, arg_nodes, node) -> E:
+    def b_assert(self, name, arg_nodes, node) -> CompiledExpr:
         (a,) = self.args(arg_nodes, 1, name, node)
         cond = self.truth(a, arg_nodes[0])
         C = cond.ev
@@ -603,9 +603,9 @@ class CallMixin:
                              "thread": (int(b.tx[lane]), int(b.ty[lane]), int(b.tz[lane]))}
                 raise CudaRuntimeError(f"assertion failed: {text}", file=self.file, line=where[0], col=where[1],
                                        source=self.pp.line_text(where[0]), **extra)
-        return E(ct.VOID, ev, pure=False)
+        return CompiledExpr(ct.VOID, ev, pure=False)
 
-    def b_ldg(self, name, arg_nodes, node) -> E:
+    def b_ldg(self, name, arg_nodes, node) -> CompiledExpr:
         (p,) = self.args(arg_nodes, 1, name, node)
         if p.t.kind != "ptr":
             raise self.err(node, "__ldg needs a pointer argument")
@@ -613,7 +613,7 @@ class CallMixin:
         nm = self.text(an) if an.type == "identifier" else "memory"
         return self.lv_e(element_lv(self, p, const_e(np.int64(0), ct.LLONG), node, nm))
 
-    def b_convert(self, name, arg_nodes, node) -> E:
+    def b_convert(self, name, arg_nodes, node) -> CompiledExpr:
         src, dst, f = CONVERSIONS[name]
         (a,) = self.args(arg_nodes, 1, name, node)
         if not a.t.is_arith:

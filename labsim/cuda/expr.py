@@ -8,15 +8,15 @@ from .access import constant_lv, element_lv, local_array_lv, mem_get, mem_put, s
 from .ctype import CType
 from .errors import CudaCompileError, CudaRuntimeError, CudaUnsupportedError
 from .runtime import Ptr, masked, select
-from .symbols import LV, UNSUPPORTED, ArraySym, E, Reparse
+from .symbols import LValue, UNSUPPORTED, ArraySym, CompiledExpr, Reparse
 
 COORDS = {"threadIdx": ("tx", "ty", "tz"), "blockIdx": ("bx", "by", "bz"),
           "blockDim": ("bdx", "bdy", "bdz"), "gridDim": ("gdx", "gdy", "gdz")}
 ASSIGN_OPS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
 
 
-def const_e(value, t: CType) -> E:
-    return E(t, lambda c, v=value: v, k=value)
+def const_e(value, t: CType) -> CompiledExpr:
+    return CompiledExpr(t, lambda c, v=value: v, k=value)
 
 
 def is_scalar(v) -> bool:
@@ -26,7 +26,7 @@ def is_scalar(v) -> bool:
 class ExprMixin:
     """Compiles expression nodes (mixed into ``Compiler``)."""
 
-    def expr(self, node, allow_array: bool = False) -> E:
+    def expr(self, node, allow_array: bool = False) -> CompiledExpr:
         self.count(node)
         handler = getattr(self, "x_" + node.type, None)
         if handler is None:
@@ -40,7 +40,7 @@ class ExprMixin:
         return e
 
     # ---- leaves --------------------------------------------------------------------------------------------
-    def x_number_literal(self, node) -> E:
+    def x_number_literal(self, node) -> CompiledExpr:
         text = self.text(node)
         neg = text.startswith("-")
         try:
@@ -53,7 +53,7 @@ class ExprMixin:
             v, t = fn(ct.convert(v, t, rt)), rt
         return const_e(v, t)
 
-    def x_char_literal(self, node) -> E:
+    def x_char_literal(self, node) -> CompiledExpr:
         body = self.text(node)[1:-1]
         esc = {"\\n": 10, "\\t": 9, "\\0": 0, "\\\\": 92, "\\'": 39, '\\"': 34, "\\r": 13}
         value = esc.get(body, ord(body[0]) if len(body) == 1 else None)
@@ -61,17 +61,17 @@ class ExprMixin:
             raise self.unsupported(node, f"the character literal {self.text(node)}")
         return const_e(np.int8(value), ct.CHAR)
 
-    def x_true(self, node) -> E:
+    def x_true(self, node) -> CompiledExpr:
         return const_e(np.bool_(True), ct.BOOL)
 
-    def x_false(self, node) -> E:
+    def x_false(self, node) -> CompiledExpr:
         return const_e(np.bool_(False), ct.BOOL)
 
-    def x_parenthesized_expression(self, node) -> E:
+    def x_parenthesized_expression(self, node) -> CompiledExpr:
         inner = [ch for ch in node.named_children if ch.type != "comment"]
         return self.expr(inner[0])
 
-    def x_comma_expression(self, node) -> E:
+    def x_comma_expression(self, node) -> CompiledExpr:
         a = self.expr(node.child_by_field_name("left"))
         b = self.expr(node.child_by_field_name("right"))
         A, B = a.ev, b.ev
@@ -79,9 +79,9 @@ class ExprMixin:
         def ev(c):
             A(c)
             return B(c)
-        return E(b.t, ev, b.k if a.pure else None, a.pure and b.pure)
+        return CompiledExpr(b.t, ev, b.k if a.pure else None, a.pure and b.pure)
 
-    def x_qualified_identifier(self, node) -> E:
+    def x_qualified_identifier(self, node) -> CompiledExpr:
         name = self.text(node).replace(" ", "")
         sym = self.lookup(name)
         if sym is None:
@@ -91,12 +91,12 @@ class ExprMixin:
             raise self.err(node, f"use of undeclared identifier '{name}'")
         return self.identifier(node, name)
 
-    def x_identifier(self, node) -> E:
+    def x_identifier(self, node) -> CompiledExpr:
         return self.identifier(node, self.text(node))
 
     x_type_identifier = x_identifier      # `dim3 b(TILE, ROWS)` parses its arguments as type names
 
-    def identifier(self, node, name: str) -> E:
+    def identifier(self, node, name: str) -> CompiledExpr:
         sym = self.lookup(name)
         if sym is None:
             if name in COORDS:
@@ -104,7 +104,7 @@ class ExprMixin:
                 if self.mode == "host":
                     raise self.err(node, f"{name} is only available in device code")
                 slots = [self.coord_slot(k) for k in keys]
-                return E(ct.DIM3, lambda c: tuple(c.v[s] for s in slots))
+                return CompiledExpr(ct.DIM3, lambda c: tuple(c.v[s] for s in slots))
             if name == "warpSize":
                 return const_e(np.int32(32), ct.INT)
             if name == "cudaSuccess":
@@ -123,29 +123,29 @@ class ExprMixin:
                                    "use cudaMemcpyToSymbol / cudaMemcpyFromSymbol")
                 if not sym.dims:
                     return self.lv_e(constant_lv(self, sym, const_e(np.int64(0), ct.LLONG), node), pure=True)
-                return E(sym.t, None, pure=True, arr=sym)
+                return CompiledExpr(sym.t, None, pure=True, arr=sym)
             if sym.space == "shared" and not sym.dims and not sym.extern:
                 return self.lv_e(shared_scalar_lv(self, sym, node))
             if sym.space == "local":
-                return E(sym.t, None, pure=True, arr=sym)
+                return CompiledExpr(sym.t, None, pure=True, arr=sym)
             pt = ct.pointer_to(sym.t, space="shared")
             k, nm = sym.slot, sym.name
-            e = E(pt, lambda c: Ptr(c.v[k], 0, nm, "shared"), arr=sym)
+            e = CompiledExpr(pt, lambda c: Ptr(c.v[k], 0, nm, "shared"), arr=sym)
             return e
         k = sym.slot
         t = sym.t
 
         def put(c, loc, v):
             c.v[k] = masked(c, v, c.v[k])
-        lv = LV(t, _none, lambda c, loc: c.v[k], put, None, name, sym.const, "var")
-        return E(t, lambda c: c.v[k], pure=True, lv=lv)
+        lv = LValue(t, _none, lambda c, loc: c.v[k], put, None, name, sym.const, "var")
+        return CompiledExpr(t, lambda c: c.v[k], pure=True, lv=lv)
 
-    def lv_e(self, lv: LV, pure: bool = False) -> E:
+    def lv_e(self, lv: LValue, pure: bool = False) -> CompiledExpr:
         loc, get = lv.locate, lv.get
-        return E(lv.t, lambda c: get(c, loc(c)), pure=pure, lv=lv)
+        return CompiledExpr(lv.t, lambda c: get(c, loc(c)), pure=pure, lv=lv)
 
     # ---- member access, subscripts, pointers ------------------------------------------------------------
-    def x_field_expression(self, node) -> E:
+    def x_field_expression(self, node) -> CompiledExpr:
         arg = node.child_by_field_name("argument")
         op = node.child_by_field_name("operator")
         field = self.text(node.child_by_field_name("field"))
@@ -158,7 +158,7 @@ class ExprMixin:
             if self.mode == "host":
                 raise self.err(node, f"{name} is only available in device code")
             s = self.coord_slot(COORDS[name]["xyz".index(field)])
-            return E(ct.UINT, lambda c: c.v[s])
+            return CompiledExpr(ct.UINT, lambda c: c.v[s])
         base = self.expr(arg)
         if base.t.kind != "vec":
             raise self.err(node, f"member reference base type '{base.t}' is not a structure (.{field})")
@@ -169,9 +169,9 @@ class ExprMixin:
         if base.lv is not None:
             return self.lv_e(self.component_lv(base.lv, i, comp, node), pure=base.lv.kind == "var")
         B = base.ev
-        return E(comp, lambda c: B(c)[i], pure=base.pure)
+        return CompiledExpr(comp, lambda c: B(c)[i], pure=base.pure)
 
-    def component_lv(self, lv: LV, i: int, comp: CType, node) -> LV:
+    def component_lv(self, lv: LValue, i: int, comp: CType, node) -> LValue:
         name = f"{lv.name}.{'xyzw'[i]}"
         if lv.kind == "mem":
             addr, loc0 = lv.addr, lv.locate
@@ -189,7 +189,7 @@ class ExprMixin:
 
             def put(c, p, v):
                 mem_put(c, p, 0, comp, v, line, arr or p.name, col)
-            out = LV(comp, locate, get, put, lambda c, p: p, name, lv.const, "mem", line, lv.space, col)
+            out = LValue(comp, locate, get, put, lambda c, p: p, name, lv.const, "mem", line, lv.space, col)
             return out
         get0, put0, loc0 = lv.get, lv.put, lv.locate
 
@@ -200,9 +200,9 @@ class ExprMixin:
             old = get0(c, loc)
             new = tuple(v if j == i else old[j] for j in range(len(old)))
             put0(c, loc, new)
-        return LV(comp, loc0, get, put, None, name, lv.const, lv.kind)
+        return LValue(comp, loc0, get, put, None, name, lv.const, lv.kind)
 
-    def x_subscript_expression(self, node) -> E:
+    def x_subscript_expression(self, node) -> CompiledExpr:
         indices = []
         base = node
         while base.type == "subscript_expression":
@@ -233,7 +233,7 @@ class ExprMixin:
             if len(indices) < len(sym.dims):    # a row of a 2-D array: a pointer to its first element
                 size = sym.t.size       # flat already counts whole rows
                 F, B = flat.ev, b.ev
-                return E(ct.pointer_to(sym.t, space="shared"), lambda c: B(c).moved(F(c) * size),
+                return CompiledExpr(ct.pointer_to(sym.t, space="shared"), lambda c: B(c).moved(F(c) * size),
                          pure=flat.pure)
             self.note_shared_read(sym, indices, idx_es, node)
             return self.lv_e(element_lv(self, b, flat, node, sym.name))
@@ -244,36 +244,36 @@ class ExprMixin:
             e = self.lv_e(element_lv(self, e, self.index_expr(inode), node, name))
         return e
 
-    def index_expr(self, node) -> E:
+    def index_expr(self, node) -> CompiledExpr:
         e = self.expr(node)
         if not e.t.is_integer:
             raise self.err(node, f"array subscript is not an integer (it is '{e.t}')")
         return self.to_i64(e)
 
-    def to_i64(self, e: E) -> E:
+    def to_i64(self, e: CompiledExpr) -> CompiledExpr:
         if e.t.dtype == np.int64:
             return e
         f = ct.converter(e.t, ct.LLONG)
         if e.k is not None:
             return const_e(f(e.k), ct.LLONG)
         A = e.ev
-        return E(ct.LLONG, lambda c: f(A(c)), pure=e.pure)
+        return CompiledExpr(ct.LLONG, lambda c: f(A(c)), pure=e.pure)
 
-    def flat_index(self, idx: list[E], dims: tuple[int, ...]) -> E:
+    def flat_index(self, idx: list[CompiledExpr], dims: tuple[int, ...]) -> CompiledExpr:
         strides = [int(np.prod(dims[k + 1:], dtype=np.int64)) for k in range(len(dims))][:len(idx)]
         if all(i.k is not None for i in idx):
             return const_e(np.int64(sum(int(i.k) * s for i, s in zip(idx, strides))), ct.LLONG)
         evs = [(i.ev, s) for i, s in zip(idx, strides)]
         if len(evs) == 1:
             (A, sa), = evs
-            return E(ct.LLONG, A if sa == 1 else (lambda c: A(c) * sa), pure=idx[0].pure)
+            return CompiledExpr(ct.LLONG, A if sa == 1 else (lambda c: A(c) * sa), pure=idx[0].pure)
         if len(evs) == 2:
             (A, sa), (B, sb) = evs
             if sb == 1:
-                return E(ct.LLONG, lambda c: A(c) * sa + B(c), pure=all(i.pure for i in idx))
-        return E(ct.LLONG, lambda c: sum(f(c) * s for f, s in evs), pure=all(i.pure for i in idx))
+                return CompiledExpr(ct.LLONG, lambda c: A(c) * sa + B(c), pure=all(i.pure for i in idx))
+        return CompiledExpr(ct.LLONG, lambda c: sum(f(c) * s for f, s in evs), pure=all(i.pure for i in idx))
 
-    def x_pointer_expression(self, node) -> E:
+    def x_pointer_expression(self, node) -> CompiledExpr:
         op = node.child_by_field_name("operator").type
         arg = self.expr(node.child_by_field_name("argument"))
         if op == "*":
@@ -284,7 +284,7 @@ class ExprMixin:
             return self.lv_e(element_lv(self, arg, zero, node, self.text(an) if an.type == "identifier" else None))
         if op == "&":
             if arg.arr is not None:
-                return E(arg.t, arg.ev)
+                return CompiledExpr(arg.t, arg.ev)
             lv = arg.lv
             if lv is None:
                 raise self.err(node, "cannot take the address of an rvalue")
@@ -292,11 +292,11 @@ class ExprMixin:
                 raise self.unsupported(node, "taking the address of a local variable")
             loc, addr = lv.locate, lv.addr
             space = getattr(lv, "space", "global")
-            return E(ct.pointer_to(lv.t, const=lv.const, space=space), lambda c: addr(c, loc(c)))
+            return CompiledExpr(ct.pointer_to(lv.t, const=lv.const, space=space), lambda c: addr(c, loc(c)))
         raise self.unsupported(node, f"the operator {op}")
 
     # ---- operators -----------------------------------------------------------------------------------------
-    def truth(self, e: E, node) -> E:
+    def truth(self, e: CompiledExpr, node) -> CompiledExpr:
         """``e`` as a C condition (bool values)."""
         if e.t.kind == "bool":
             return e
@@ -305,9 +305,9 @@ class ExprMixin:
         if e.k is not None:
             return const_e(np.bool_(e.k != 0), ct.BOOL)
         A = e.ev
-        return E(ct.BOOL, lambda c: A(c) != 0, pure=e.pure)
+        return CompiledExpr(ct.BOOL, lambda c: A(c) != 0, pure=e.pure)
 
-    def x_unary_expression(self, node) -> E:
+    def x_unary_expression(self, node) -> CompiledExpr:
         op = node.child_by_field_name("operator").type
         a = self.expr(node.child_by_field_name("argument"))
         try:
@@ -321,9 +321,9 @@ class ExprMixin:
         if a.k is not None:
             return const_e(fn(a.k), rt)
         A = a.ev
-        return E(rt, lambda c: fn(A(c)), pure=a.pure)
+        return CompiledExpr(rt, lambda c: fn(A(c)), pure=a.pure)
 
-    def x_binary_expression(self, node) -> E:
+    def x_binary_expression(self, node) -> CompiledExpr:
         op = node.child_by_field_name("operator").type
         ln, rn = node.child_by_field_name("left"), node.child_by_field_name("right")
         a, b = self.expr(ln), self.expr(rn)
@@ -337,7 +337,7 @@ class ExprMixin:
             raise self.err(node, str(exc)) from None
         return self.apply_binop(bo, a, b, node)
 
-    def apply_binop(self, bo, a: E, b: E, node) -> E:
+    def apply_binop(self, bo, a: CompiledExpr, b: CompiledExpr, node) -> CompiledExpr:
         a = self.coerce(a, bo.operand, node)
         if bo.op not in ("<<", ">>"):
             b = self.coerce(b, bo.operand, node)
@@ -354,11 +354,11 @@ class ExprMixin:
                 if np.any(y == 0):
                     self.division_by_zero(c, y, where)
                 return fn(x, y)
-            return E(bo.result, ev, pure=False)
+            return CompiledExpr(bo.result, ev, pure=False)
         if b.k is not None:
             kb = b.k
-            return E(bo.result, lambda c: fn(A(c), kb), pure=a.pure)
-        return E(bo.result, lambda c: fn(A(c), B(c)), pure=a.pure and b.pure)
+            return CompiledExpr(bo.result, lambda c: fn(A(c), kb), pure=a.pure)
+        return CompiledExpr(bo.result, lambda c: fn(A(c), B(c)), pure=a.pure and b.pure)
 
     def division_by_zero(self, c, y, where) -> None:
         zero = np.broadcast_to(y == 0, c.act.shape) & c.act
@@ -373,7 +373,7 @@ class ExprMixin:
         raise CudaRuntimeError("integer division by zero (undefined behaviour in C)", file=self.file,
                                line=where[0], col=where[1], source=self.pp.line_text(where[0]), **extra)
 
-    def logical(self, op: str, a: E, b: E) -> E:
+    def logical(self, op: str, a: CompiledExpr, b: CompiledExpr) -> CompiledExpr:
         if a.k is not None:
             if (op == "&&") != bool(a.k):      # 0 && x, 1 || x: x is never evaluated
                 return const_e(np.bool_(op == "||"), ct.BOOL)
@@ -381,7 +381,7 @@ class ExprMixin:
         A, B = a.ev, b.ev
         if b.pure:
             f = np.logical_and if op == "&&" else np.logical_or
-            return E(ct.BOOL, lambda c: f(A(c), B(c)), pure=a.pure)
+            return CompiledExpr(ct.BOOL, lambda c: f(A(c), B(c)), pure=a.pure)
         conj = op == "&&"
 
         def ev(c):
@@ -392,9 +392,9 @@ class ExprMixin:
             y = B(c)
             c.pop()
             return (x & y) if conj else (x | y)
-        return E(ct.BOOL, ev, pure=False)
+        return CompiledExpr(ct.BOOL, ev, pure=False)
 
-    def pointer_arith(self, op: str, a: E, b: E, node) -> E:
+    def pointer_arith(self, op: str, a: CompiledExpr, b: CompiledExpr, node) -> CompiledExpr:
         if op == "-" and a.t.kind == "ptr" and b.t.kind == "ptr":
             raise self.unsupported(node, "pointer subtraction")
         if op in ct.COMPARE_OPS:
@@ -410,15 +410,15 @@ class ExprMixin:
             raise self.err(node, f"invalid operands to binary expression ('{a.t}' {op} '{b.t}')")
         return self.ptr_offset(p, self.to_i64(i), -1 if op == "-" else 1)
 
-    def ptr_offset(self, p: E, i: E, sign: int) -> E:
+    def ptr_offset(self, p: CompiledExpr, i: CompiledExpr, sign: int) -> CompiledExpr:
         size = p.t.elem.size * sign
         P, I = p.ev, i.ev
         if i.k is not None:
             delta = int(i.k) * size
-            return E(p.t, lambda c: P(c).moved(delta), pure=p.pure)
-        return E(p.t, lambda c: P(c).moved(I(c) * size), pure=p.pure and i.pure)
+            return CompiledExpr(p.t, lambda c: P(c).moved(delta), pure=p.pure)
+        return CompiledExpr(p.t, lambda c: P(c).moved(I(c) * size), pure=p.pure and i.pure)
 
-    def x_conditional_expression(self, node) -> E:
+    def x_conditional_expression(self, node) -> CompiledExpr:
         cn = node.child_by_field_name("condition")
         if node.child_by_field_name("consequence") is None:
             raise self.unsupported(node, "the GNU 'a ?: b' operator")
@@ -436,7 +436,7 @@ class ExprMixin:
             return a if bool(cond.k) else b
         C, A, B = cond.ev, a.ev, b.ev
         if a.pure and b.pure:
-            return E(t, lambda c: select(C(c), A(c), B(c)), pure=cond.pure)
+            return CompiledExpr(t, lambda c: select(C(c), A(c), B(c)), pure=cond.pure)
 
         def ev(c):
             x = C(c)
@@ -449,10 +449,10 @@ class ExprMixin:
             vb = B(c)
             c.pop()
             return select(x, va, vb)
-        return E(t, ev, pure=False)
+        return CompiledExpr(t, ev, pure=False)
 
     # ---- assignment ----------------------------------------------------------------------------------------
-    def target(self, node) -> LV:
+    def target(self, node) -> LValue:
         e = self.expr(node)
         if e.lv is None:
             if node.type == "identifier" and getattr(self.lookup(self.text(node)), "kind", "") == "const":
@@ -462,7 +462,7 @@ class ExprMixin:
             raise self.err(node, f"cannot assign to '{self.text(node)}': it is const-qualified")
         return e.lv
 
-    def x_assignment_expression(self, node) -> E:
+    def x_assignment_expression(self, node) -> CompiledExpr:
         op = node.child_by_field_name("operator").type
         ln, rn = node.child_by_field_name("left"), node.child_by_field_name("right")
         lv = self.target(ln)
@@ -477,7 +477,7 @@ class ExprMixin:
                 v = R(c)
                 put(c, loc, v)
                 return v
-            return E(lv.t, ev, pure=False)
+            return CompiledExpr(lv.t, ev, pure=False)
         bop = op[:-1]
         if lv.t.kind == "ptr":
             if bop not in ("+", "-") or not rhs.t.is_integer:
@@ -490,7 +490,7 @@ class ExprMixin:
                 v = get(c, loc).moved(R(c) * size)
                 put(c, loc, v)
                 return v
-            return E(lv.t, ev, pure=False)
+            return CompiledExpr(lv.t, ev, pure=False)
         try:
             bo = ct.binop(bop, lv.t, rhs.t)
         except TypeError as exc:
@@ -514,9 +514,9 @@ class ExprMixin:
                 v = back(v)
             put(c, loc, v)
             return v
-        return E(lv.t, ev, pure=False)
+        return CompiledExpr(lv.t, ev, pure=False)
 
-    def x_update_expression(self, node) -> E:
+    def x_update_expression(self, node) -> CompiledExpr:
         op = node.child_by_field_name("operator").type
         an = node.child_by_field_name("argument")
         prefix = node.children[0].type in ("++", "--")
@@ -546,38 +546,38 @@ class ExprMixin:
             new = step(old)
             put(c, loc, new)
             return new if prefix else old
-        return E(lv.t, ev, pure=False)
+        return CompiledExpr(lv.t, ev, pure=False)
 
     # ---- conversions ---------------------------------------------------------------------------------------
-    def coerce(self, e: E, t: CType, node, explicit: bool = False) -> E:
+    def coerce(self, e: CompiledExpr, t: CType, node, explicit: bool = False) -> CompiledExpr:
         """Convert ``e`` to ``t`` as C would implicitly (or, with ``explicit``, as a cast does)."""
         if e.t is t:
             return e
         if t.kind == "void" and explicit:
             A = e.ev
-            return E(ct.VOID, lambda c: (A(c), None)[1], pure=e.pure)
+            return CompiledExpr(ct.VOID, lambda c: (A(c), None)[1], pure=e.pure)
         if e.t.is_arith and t.is_arith:
             f = ct.converter(e.t, t)
             if f is None:
-                return E(t, e.ev, e.k, e.pure)
+                return CompiledExpr(t, e.ev, e.k, e.pure)
             if e.k is not None:
                 return const_e(f(e.k), t)
             A = e.ev
-            return E(t, lambda c: f(A(c)), pure=e.pure)
+            return CompiledExpr(t, lambda c: f(A(c)), pure=e.pure)
         if t is ct.DIM3 and e.t.is_integer:
             f = ct.converter(e.t, ct.UINT)
             A = e.ev
             one = np.uint32(1)
-            return E(t, lambda c: (A(c) if f is None else f(A(c)), one, one), pure=e.pure)
+            return CompiledExpr(t, lambda c: (A(c) if f is None else f(A(c)), one, one), pure=e.pure)
         if t.kind == "vec" and e.t.kind == "vec" and e.t.same(t):
-            return E(t, e.ev, pure=e.pure, lv=e.lv)
+            return CompiledExpr(t, e.ev, pure=e.pure, lv=e.lv)
         if t.kind == "vec" and e.t.kind == "vec" and {t.name, e.t.name} == {"dim3", "uint3"}:
-            return E(t, e.ev, pure=e.pure)          # threadIdx is a uint3; dim3 converts to and from it
+            return CompiledExpr(t, e.ev, pure=e.pure)          # threadIdx is a uint3; dim3 converts to and from it
         if t.kind == "ptr" and e.t.kind == "ptr":
             if e.t.elem.same(t.elem) or t.elem.kind == "void":
                 if e.t.const and not t.const and not explicit:
                     raise self.err(node, f"cannot convert '{e.t}' to '{t}': it would drop const")
-                return E(t, e.ev, pure=e.pure)
+                return CompiledExpr(t, e.ev, pure=e.pure)
             if explicit:
                 return self.pointer_cast(e, t, node)
             raise self.err(node, f"cannot convert '{e.t}' to '{t}' (incompatible pointer types; labsim "
@@ -589,12 +589,12 @@ class ExprMixin:
             raise self.err(node, f"cannot convert '{e.t}' to '{t}'")
         raise self.err(node, f"cannot convert '{e.t}' to '{t}'")
 
-    def pointer_cast(self, e: E, t: CType, node) -> E:
+    def pointer_cast(self, e: CompiledExpr, t: CType, node) -> CompiledExpr:
         elem = t.elem
         if elem.kind == "void" or elem.size not in (1, 2, 4, 8, 16) or elem.kind not in ("int", "float", "vec"):
             raise self.unsupported(node, f"pointer casts to '{t}' (labsim reinterprets device memory only as "
                                    "1-, 2-, 4-, 8- or 16-byte element types)")
-        return E(t, e.ev, pure=e.pure)
+        return CompiledExpr(t, e.ev, pure=e.pure)
 
     def names_a_value(self, tnode) -> bool:
         """Is this "type name" really a variable (tree-sitter cannot tell without a symbol table)?"""
@@ -604,7 +604,7 @@ class ExprMixin:
         sym = self.lookup(name)
         return (sym is not None and sym.kind != "func") or (sym is None and name in COORDS | {"warpSize": 0})
 
-    def x_cast_expression(self, node) -> E:
+    def x_cast_expression(self, node) -> CompiledExpr:
         td = node.child_by_field_name("type")
         if self.names_a_value(td.child_by_field_name("type")):
             raise Reparse(td.child_by_field_name("type"))
@@ -612,7 +612,7 @@ class ExprMixin:
         e = self.expr(node.child_by_field_name("value"))
         return self.coerce(e, t, node, explicit=True)
 
-    def x_sizeof_expression(self, node) -> E:
+    def x_sizeof_expression(self, node) -> CompiledExpr:
         tnode = node.child_by_field_name("type")
         if tnode is not None:
             t = self.type_descriptor(tnode)
@@ -634,7 +634,7 @@ class ExprMixin:
             raise self.err(node, "invalid application of sizeof")
         return const_e(np.uint64(size), ct.SIZE_T)
 
-    def x_initializer_list(self, node) -> E:
+    def x_initializer_list(self, node) -> CompiledExpr:
         raise self.unsupported(node, "brace initializers outside declarations")
 
 

@@ -16,7 +16,7 @@ from .access import MAX_LOCAL_ELEMENTS, mem_dtype
 from .errors import CudaSyntaxError, CudaUnsupportedError
 from .expr import const_e
 from .runtime import masked, pack
-from .symbols import AUTO, UNSUPPORTED, ArraySym, E, LoopState, SharedDecl, Sym
+from .symbols import AUTO, UNSUPPORTED, ArraySym, CompiledExpr, LoopState, SharedDecl, Sym
 
 NO_JUMPS: frozenset = frozenset()
 
@@ -118,7 +118,7 @@ class StmtMixin:
         return None, NO_JUMPS
 
     # ---- control flow --------------------------------------------------------------------------------------
-    def condition(self, node) -> E:
+    def condition(self, node) -> CompiledExpr:
         if node.type == "condition_clause":
             kids = node.named_children
             if len(kids) != 1 or node.child_by_field_name("value") is None:
@@ -393,7 +393,7 @@ class StmtMixin:
                 f(c)
         return run, NO_JUMPS
 
-    def init_value(self, init, t: ct.CType, node) -> E:
+    def init_value(self, init, t: ct.CType, node) -> CompiledExpr:
         if init.type == "initializer_list" or init.type == "argument_list":
             items = [ch for ch in init.named_children if ch.type != "comment"]
             if t.kind == "vec":

@@ -9,7 +9,7 @@ from .ctype import CType
 
 
 @dataclass
-class E:
+class CompiledExpr:
     """A compiled expression: static type, evaluator ``ev(ctx) -> value``, and its constant value if any.
 
     ``pure``: no side effects, no memory access and no trap, so it may be evaluated for every lane at once
@@ -20,7 +20,7 @@ class E:
     ev: Callable
     k: Any = None
     pure: bool = True
-    lv: LV | None = None      # set when the expression designates an object (for &, =, ++)
+    lv: LValue | None = None      # set when the expression designates an object (for &, =, ++)
     arr: ArraySym | None = None  # set when it names an array (decays to a pointer)
 
     def __repr__(self) -> str:
@@ -28,7 +28,7 @@ class E:
 
 
 @dataclass
-class LV:
+class LValue:
     """An lvalue: ``locate(ctx) -> loc`` once, then ``get(ctx, loc)`` / ``put(ctx, loc, value)``.
 
     ``addr(ctx, loc) -> Ptr`` when the object lives in device memory (for ``&`` and atomics).
