@@ -3,7 +3,7 @@
 A cell (lane, bank) is coloured by the *conflict degree* of that bank: how many distinct 4-byte words the
 bank must deliver, one after another, in the phase the lane belongs to (lanes reading the same word share it:
 a broadcast). The title carries the instruction's wavefront count as labsim computed it. The figure only
-reads a :class:`labsim.analysis.WarpAccess`; the cost model itself stays in labsim.
+reads a :class:`labsim.launch_records.WarpAccess`; the cost model itself stays in labsim.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ INACTIVE_COLOR = "#d9d9d9"
 
 
 def _phase_lanes(itemsize: int) -> int:
-    from labsim.analysis import phase_lanes  # the model's phase rule, not a copy of it
+    from labsim.launch_records import phase_lanes  # the model's phase rule, not a copy of it
     return phase_lanes(itemsize)
 
 
@@ -74,7 +74,7 @@ def bank_degrees(warp_access) -> np.ndarray:
 
 def min_wavefronts(itemsize: int) -> int:
     """Wavefronts of a conflict-free full-warp access of this element size (1, 2 or 4), per labsim."""
-    from labsim.analysis import min_wavefronts as _mw
+    from labsim.launch_records import min_wavefronts as _mw
     return int(_mw(int(itemsize)))
 
 
@@ -86,7 +86,7 @@ def _auto_title(wa) -> str:
 
 def bank_conflicts(warp_access) -> int:
     """Nsight Compute's bank-conflict count for this one warp access, as labsim's model gives it."""
-    from labsim.analysis import wavefronts_per_warp
+    from labsim.launch_records import wavefronts_per_warp
     wa = warp_access
     _, conflicts = wavefronts_per_warp(
         np.asarray(wa.addr, dtype=np.int64).reshape(1, 32), np.asarray(wa.active, dtype=bool).reshape(1, 32),

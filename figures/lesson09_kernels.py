@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from labsim import launch
-from labsim.analysis import InstrSummary, WarpAccess
+from labsim.launch_records import InstrSummary, WarpAccess
 from labsim.memory import FLOAT4
 from labsim.stats import Stats
 

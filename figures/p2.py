@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from labsim import launch
-from labsim.analysis import WarpAccess
+from labsim.launch_records import WarpAccess
 from labsim.memory import FLOAT4
 
 from . import lessonkit as kit

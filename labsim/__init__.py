@@ -4,7 +4,7 @@
     stats = launch(kernel, grid=(64,), block=(256,), args=(A,))
     stats.metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
 """
-from .analysis import InstrSummary, Race, WarpAccess, warp_sectors, warp_wavefronts
+from .launch_records import InstrSummary, Race, WarpAccess, warp_sectors, warp_wavefronts
 from .errors import (DivergentBarrierError, KernelError, LabsimError, LaunchError, MemoryArgumentError,
                      MisalignedAddressError, OutOfBoundsError, StepBudgetError, UnsupportedError)
 from .gpus import GPU, GPUS, get_gpu

@@ -30,13 +30,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .analysis import InstrSummary, WarpAccess
+from .launch_records import InstrSummary, WarpAccess
 from .errors import (DivergentBarrierError, KernelError, LabsimError, LaunchError, MemoryArgumentError,
                      MisalignedAddressError, OutOfBoundsError, StepBudgetError, UnsupportedError)
 from .gpus import GPU, get_gpu
 from .model import CountingModel, CountPlan
 from .memory import SHARED_ALIGN, AddressSpace, SharedArray, as_device_array, check_dtype
-from .races import RaceTracker
+from .race_detection import RaceTracker
 from .stats import Stats
 
 WARP = 32

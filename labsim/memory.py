@@ -100,7 +100,7 @@ class SharedArray:
         self.set_index = 0          # the thread set (group of blocks) the contents belong to
 
     def reset(self) -> None:
-        """Garbage again: the array as the next group of blocks finds it (the race shadow is races.py's)."""
+        """Garbage again: the array as the next group of blocks finds it (the race shadow is race_detection.py's)."""
         self.data.view(np.uint8).fill(0xFF)
 
     def block(self, b: int) -> np.ndarray:

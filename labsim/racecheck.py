@@ -3,7 +3,7 @@
 racecheck (``--racecheck-report hazard``) reports hazards per **byte**, as "Error" when the two threads are in
 different warps and as "Warning: (Warp Level Programming)" when they share a warp, each naming the two source
 lines; the analysis report groups the same hazards per pair of instructions. ``report(stats)`` gives labsim's
-count in those terms, from ``Stats.racecheck`` (``labsim.races``): per element and barrier interval, one RAW for
+count in those terms, from ``Stats.racecheck`` (``labsim.race_detection``): per element and barrier interval, one RAW for
 the first read by another thread after a write, one WAR for a write after reads by other threads, one WAW,
 each weighted by the element's size in bytes.
 

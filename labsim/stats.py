@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .analysis import InstrSummary, Race
+from .launch_records import InstrSummary, Race
 from .gpus import GPU, get_gpu
 from .model import MODEL_VERSION
 

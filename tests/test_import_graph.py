@@ -4,6 +4,7 @@ coursebuild above it) and between the modules inside each package. Imports are r
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,7 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
     return found
 
 
+@functools.lru_cache(maxsize=1)
 def graph() -> dict[str, set[str]]:
     mods = modules()
     known = set(mods)

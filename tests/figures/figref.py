@@ -35,13 +35,13 @@ def brute_bank_degrees(addr, active, itemsize):
 
 
 def make_shared_access(addr, itemsize=4, active=None, line=7):
-    from labsim.analysis import WarpAccess
+    from labsim.launch_records import WarpAccess
     act = np.ones(32, bool) if active is None else np.asarray(active, bool)
     return WarpAccess("shared", "ld", line, "tile", itemsize, (0, 0, 0), 0, act, np.asarray(addr, np.int64))
 
 
 def make_global_access(addr, itemsize=4, active=None, op="st"):
-    from labsim.analysis import WarpAccess
+    from labsim.launch_records import WarpAccess
     act = np.ones(32, bool) if active is None else np.asarray(active, bool)
     return WarpAccess("global", op, 9, "output", itemsize, (0, 0, 0), 0, act, np.asarray(addr, np.int64))
 

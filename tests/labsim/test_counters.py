@@ -136,7 +136,7 @@ def test_thread_layout_reference_is_warp_major():
 @given(st.lists(st.lists(st.integers(0, 40), min_size=32, max_size=32), min_size=1, max_size=4),
        st.lists(st.booleans(), min_size=32, max_size=32))
 def test_atomic_sectors_match_brute_force(rows, active):
-    from labsim.analysis import atomic_sectors_per_warp
+    from labsim.launch_records import atomic_sectors_per_warp
     addr = np.array(rows, dtype=np.int64) * 4
     act = np.broadcast_to(np.array(active), addr.shape)
     expect = []

@@ -1,5 +1,5 @@
 """labsim's fast paths against brute force: counting each distinct per-warp access pattern once
-(``CountingModel._many_warps``) and folding uniform blocks onto one race shadow (``labsim.races``).
+(``CountingModel._many_warps``) and folding uniform blocks onto one race shadow (``labsim.race_detection``).
 
 Both are pure speed: the counters must be what the per-lane reference (labsim_reference) gives warp by warp,
 and races, racecheck tallies and the races kept must be what one shadow copy per block finds.
@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from labsim import FLOAT4, launch, races
+from labsim import FLOAT4, launch
+from labsim import race_detection as races
 from labsim.stats import METRIC_NAMES
 
 from labsim_reference import global_counts, shared_counts

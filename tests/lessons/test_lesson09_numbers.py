@@ -13,7 +13,7 @@ from lessonref import LESSON9, answer_only, read_lesson
 
 from figures import lesson09
 from figures.lesson09_kernels import BLOCK_ROWS, TILE_DIM
-from labsim.analysis import min_wavefronts, phase_lanes
+from labsim.launch_records import min_wavefronts, phase_lanes
 from labsim.gpus import get_gpu
 
 GPU = get_gpu("H200")

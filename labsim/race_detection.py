@@ -28,7 +28,7 @@ from collections import Counter
 
 import numpy as np
 
-from .analysis import Race
+from .launch_records import Race
 from .memory import SharedArray
 
 MAX_REPORTED = 100
