@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: site test bench
+.PHONY: site test test-slow bench
 
 # reinstall when the requirements or the set of packages change (editable installs map packages at install time)
 $(STAMP): pyproject.toml $(wildcard */__init__.py)
@@ -19,9 +19,15 @@ site: $(STAMP)
 	$(PY) lessons/prelude/02_memory_coalescing.py --quick
 	$(PY) -m coursebuild
 
+# `make test`: everything but the slow tier (README: what it covers, its CPU time); `make test-slow`: the
+# slow tier (the Quarto-rendered site in the browser, where quarto is on PATH). CI runs both.
 test: $(STAMP)
 	bash tools/ensure_system_packages.sh || echo "chromium unavailable: browser tests will be skipped"
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+
+test-slow: $(STAMP)
+	bash tools/ensure_system_packages.sh || echo "chromium unavailable: browser tests will be skipped"
+	$(PY) -m pytest -m slow $(PYTEST_ARGS)
 
 # the optional bench extra (numba) for the side-by-side with Numba's simulator; without it that row is skipped
 $(VENV)/.bench-stamp: $(STAMP)

@@ -41,7 +41,10 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module", params=RENDERERS)
+# The Quarto-rendered site (its own build, then every page again) is the slow tier: `make test-slow`, which
+# .ci/run runs after `make test`; the fallback renderer's pages stay in `make test`.
+@pytest.fixture(scope="module", params=[pytest.param(r, marks=pytest.mark.slow) if r == "quarto" else r
+                                        for r in RENDERERS])
 def site(request):
     """(renderer, build folder, base URL of its _site/ on a local HTTP server)."""
     root = site_root(request.param)
