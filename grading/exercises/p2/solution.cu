@@ -22,7 +22,7 @@ __global__ void scale_kernel(
     int t = threadIdx.x;
 
     for (int j = 0; j < PER_THREAD; ++j) {
-        int e = j * THREADS + t;  // 同一个 j 时 warp 的 32 个 lane 编号连续：块里同一行、相邻的 32 列
+        int e = j * THREADS + t;  // 同一个 j 时 warp 的编号连续：同一行、相邻 32 列
         int row = blockIdx.y * TILE + e / TILE;
         int col = blockIdx.x * TILE + e % TILE;
 

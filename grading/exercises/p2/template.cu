@@ -22,7 +22,7 @@ __global__ void scale_kernel(
     int t = threadIdx.x;
 
     for (int j = 0; j < PER_THREAD; ++j) {
-        int e = ______;  // TODO: 线程 t 搬的第 j 个元素的块内编号（0..1023 里每个编号恰好属于一个 (t, j)）
+        int e = ______;  // TODO: 线程 t 第 j 步搬的块内编号（每个编号恰好属于一个 (t, j)）
         int row = blockIdx.y * TILE + e / TILE;
         int col = blockIdx.x * TILE + e % TILE;
 
