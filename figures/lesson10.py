@@ -917,25 +917,21 @@ def time_table(names: tuple[str, ...] = TIME_KERNELS) -> Table:
                           f"FP32 peak {fp32_peak() / 1e12:.1f} TFLOP/s from the preset"),
                         t("上限 = (每拍 1 个 wavefront ÷ 每个 FFMA 的 wavefront) ÷ 每拍 4 个 warp 级 FFMA：只数共享内存，"
                           "不数其它指令占用的发射槽，所以是上界。",
-                          "cap = (1 wavefront per clock / wavefronts per FFMA) / 4 warp FFMAs per clock")])
+                          "cap = (1 wavefront per clock / wavefronts per FFMA) / 4 warp FFMAs per clock"),
+                        *peak_check_notes()])
 
 
-def _round3() -> Path:
-    return measurements_dir() / "round3"
-
-
-def round3_gemm() -> dict | None:
-    """The H200's third recording round for the GEMMs (stall reasons, FP32 peak, DRAM/L2 bytes, +4 padding) as
-    the records reader gives it, or None where it is not recorded."""
-    rec = records()
-    for key in ("gemm_round3", "round3_gemm", "round3"):
-        try:
-            data = rec.load(key)
-        except (KeyError, TypeError):
-            continue
-        if data is not None:
-            return data
-    return None
+def peak_check_notes() -> list[str]:
+    """What round 3 measured against the preset's peak: the pure-FFMA kernel's speed and the SM clock the GEMMs
+    ran at (empty where not recorded)."""
+    peak = ffma_peak_measured()
+    m = big_metrics("gemm_tiled16") or {}
+    clk = m.get("sm__cycles_elapsed.avg.per_second")
+    if peak is None or clk is None:
+        return []
+    return [t(f"同一轮 H200 测量（measurements/h200/round3）：只做 FFMA 的内核实测 {peak / 1e12:.1f} TFLOP/s，"
+              f"是上面峰值的 {100 * peak / fp32_peak():.0f}%；4096³ 的 GEMM 运行时 SM 时钟 {clk / 1e9:.3f} GHz。",
+              f"round 3: pure-FFMA kernel {peak / 1e12:.1f} TFLOP/s; SM clock {clk / 1e9:.3f} GHz")]
 
 
 ROOFLINE_KERNELS = ("gemm_naive", "gemm_tiled16", "gemm_tiled16_pad", "gemm_tiled32", "gemm_tiled32_pad")
@@ -952,7 +948,8 @@ def l1_intensity(name: str, shape: tuple[int, int, int] = SHAPE) -> float:
 def roofline_figure(names: tuple[str, ...] = ROOFLINE_KERNELS) -> Figure:
     """The kernels on a roofline: x = FLOP per L1TEX sector byte (labsim), y = the H200's recorded TFLOP/s at
     4096³; roofs: FP32 peak (preset) and DRAM at the bandwidth a copy sustained on the H200 (recorded); dashed:
-    the shared-memory caps of 1.5 and 2 wavefronts per FFMA."""
+    the shared-memory caps of 1.5 and 2 wavefronts per FFMA; hollow (where round 3 is recorded): the same kernels
+    at their intensity per DRAM byte read."""
     from labsim.gpus import get_gpu
     g = get_gpu("H200")
     peak = fp32_peak() / 1e12
@@ -980,6 +977,16 @@ def roofline_figure(names: tuple[str, ...] = ROOFLINE_KERNELS) -> Figure:
         ax.annotate(f"{_label(name)}: {gf / 1e3:.1f}", (xi, gf / 1e3), textcoords="offset points",
                     xytext=(-8 if left else 8, -11 if "pad" in name else 4), fontsize=8,
                     ha="right" if left else "left")
+    for r in dram_rows():
+        gf = rec.gemm_gflops(r["name"])
+        if gf is None or r.get("dram_intensity") is None:
+            continue
+        xi, xd, y = l1_intensity(r["name"]), r["dram_intensity"], gf / 1e3
+        ax.annotate("", (xd, y), (xi, y), arrowprops={"arrowstyle": "->", "color": "#7f8c8d", "linestyle": ":"})
+        ax.plot([xd], [y], "o", markerfacecolor="white", markeredgecolor="#7f8c8d", markersize=7)
+    if any(r.get("dram_intensity") for r in dram_rows()):
+        ax.text(0.9, 0.07, t("空心点：同一内核按 DRAM 实际读的字节算的强度（H200，4096³）",
+                               "hollow: intensity per DRAM byte actually read (H200, 4096³)"), fontsize=8, color="#7f8c8d")
     cub = rec.gemm_gflops("cublas_sgemm")
     if cub is not None:
         ax.axhline(cub / 1e3, color="#27ae60", linewidth=1)
@@ -997,7 +1004,6 @@ def roofline_figure(names: tuple[str, ...] = ROOFLINE_KERNELS) -> Figure:
 
 # ---- the H200 at 4096³: stalls and memory levels (measurements/h200/round3, issue 28) ----------------------
 
-BIG = "4096x4096x4096"
 STALL_PREFIX, STALL_SUFFIX = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
 STALL_TEXT = {
     "long_scoreboard": t("等全局内存（L1TEX）读的结果", "waiting for a global (L1TEX) load"),
@@ -1015,40 +1021,38 @@ STALL_TEXT = {
 }
 
 
-def big_metrics(name: str, shape: str = BIG) -> dict | None:
-    """Nsight Compute's metrics of one GEMM kernel at 4096³ as recorded (the records reader's gemm counters, or
-    the third round's file), or None where not recorded."""
-    rec = records()
-    h = rec.gemm_counters(name, shape)
-    if h is not None:
-        return h
-    data = round3_gemm()
-    if not data:
-        return None
-    for key in ("counters", "ncu"):
-        block = data.get(key)
-        if isinstance(block, dict) and isinstance(block.get(shape), dict) and name in block[shape]:
-            return block[shape][name]
-    return None
+def round3_gemm() -> dict | None:
+    """The H200's third recording round for the GEMMs (stall reasons, DRAM/L2 bytes and speed at 4096³, the +4
+    variants' counters, the FFMA peak), through the records reader; None where it is not recorded."""
+    return records().load("round3_gemm")
+
+
+def big_metrics(name: str) -> dict | None:
+    """Nsight Compute's metrics of one GEMM kernel at 4096³ (round 3), or None where not recorded."""
+    return ((round3_gemm() or {}).get("ncu_4096") or {}).get(name)
 
 
 def big_gflops(name: str) -> float | None:
-    """GFLOP/s at 4096³ recorded on the H200: the GEMM recording, else the third round's timing."""
-    g = records().gemm_gflops(name)
-    if g is not None:
-        return g
-    data = round3_gemm() or {}
-    for r in data.get("timing", []):
-        if r.get("name") == name and r.get("M", 4096) == 4096:
-            if r.get("gflops_median") is not None:
-                return float(r["gflops_median"])
-            if r.get("ms"):
-                return 2 * 4096 ** 3 / float(np.median(r["ms"])) / 1e6
-    return None
+    """Median GFLOP/s at 4096³ in round 3 (all padding variants timed in one run), or None."""
+    r = next((r for r in (round3_gemm() or {}).get("timing_4096", []) if r.get("name") == name), None)
+    return None if r is None else float(r["gflops_median"])
 
 
-def stall_table(names: tuple[str, ...] = ("gemm_tiled16", "gemm_tiled16_pad", "gemm_tiled32", "gemm_tiled32_pad"),
-                top: int = 6) -> Table:
+def round3_counters(name: str, shape: str = "64x64x64") -> dict | None:
+    """Round 3's ncu counters of a kernel at 64³ or 70×45×33 (the +4 variants included), or None."""
+    return ((round3_gemm() or {}).get("counters") or {}).get(shape, {}).get(name)
+
+
+def ffma_peak_measured() -> float | None:
+    """FLOP/s of the pure-FFMA kernel round 3 timed on the H200 (median), or None."""
+    g = (round3_gemm() or {}).get("ffma_peak", {}).get("gflops_median")
+    return None if g is None else g * 1e9
+
+
+STALL_KERNELS = ("gemm_naive", "gemm_tiled16", "gemm_tiled16_pad", "gemm_tiled32", "gemm_tiled32_pad")
+
+
+def stall_table(names: tuple[str, ...] = STALL_KERNELS, top: int = 6) -> Table:
     """Warp stall reasons at 4096³ on the H200 (ncu: average warps stalled for the reason per issued instruction),
     the ``top`` reasons by their largest value over the kernels."""
     none = t("（未记录）", "(not recorded)")

@@ -98,10 +98,15 @@ def test_time_section_states_what_the_tables_compute():
 def test_roofline_figure_places_the_recorded_kernels():
     rec = _recorded()
     fig = lesson10.roofline_figure()
-    pts = {(round(l.get_xdata()[0], 6), round(l.get_ydata()[0], 6)) for l in fig.axes[0].lines
-           if l.get_marker() == "o"}
+    filled = {(round(l.get_xdata()[0], 6), round(l.get_ydata()[0], 6)) for l in fig.axes[0].lines
+              if l.get_marker() == "o" and l.get_markerfacecolor() != "white"}
     want = {(round(lesson10.l1_intensity(n), 6), round(rec.gemm_gflops(n) / 1e3, 6)) for n in lesson10.ROOFLINE_KERNELS}
-    assert pts == want
+    assert filled == want
+    hollow = {(round(l.get_xdata()[0], 6), round(l.get_ydata()[0], 6)) for l in fig.axes[0].lines
+              if l.get_marker() == "o" and l.get_markerfacecolor() == "white"}
+    if lesson10.round3_gemm() is not None:       # FLOP per DRAM byte read, from the recording
+        assert hollow == {(round(2 * 4096 ** 3 / lesson10.big_metrics(n)["dram__bytes_read.sum"], 6),
+                           round(rec.gemm_gflops(n) / 1e3, 6)) for n in ("gemm_naive", "gemm_tiled16", "gemm_tiled32")}
     # brute force: FLOP per sector byte of the naive kernel, from its access pattern (a 16×16 block, a warp is two
     # rows: A's load is two broadcasts of one sector each; B's halves read the same 64 bytes: two sectors)
     sectors_per_warp_k = 2 + 2
@@ -124,7 +129,7 @@ def test_stall_table_ranks_the_recorded_reasons(monkeypatch):
                              lesson10.STALL_PREFIX + "barrier" + lesson10.STALL_SUFFIX: 1.0},
             "gemm_tiled16_pad": {lesson10.STALL_PREFIX + "mio_throttle" + lesson10.STALL_SUFFIX: 5.0,
                                  lesson10.STALL_PREFIX + "barrier" + lesson10.STALL_SUFFIX: 6.0}}
-    monkeypatch.setattr(lesson10, "big_metrics", lambda name, shape=lesson10.BIG: fake.get(name))
+    monkeypatch.setattr(lesson10, "big_metrics", lambda name: fake.get(name))
     tab = lesson10.stall_table(("gemm_tiled16", "gemm_tiled16_pad"))
     assert [r[0].split("：")[0] for r in tab.data] == ["barrier", "mio_throttle"]     # by the largest value
     assert tab.data[0][1:] == [1.0, 6.0] and tab.data[1][1:] == [3.0, 5.0]
@@ -281,3 +286,93 @@ def test_metric_names_in_the_lesson_are_ncus():
     names = set(re.findall(r"`((?:smsp|sm|l1tex|lts|dram|gpu)__[a-z0-9_]+)(?:\.[a-z_]+)?`", TEXT))
     assert len(names) >= 5
     assert [n for n in names if n not in known] == []
+
+
+# ---- round 3: the H200 at 4096³ and the +4 variants ----------------------------------------------------------
+
+def _round3():
+    if lesson10.round3_gemm() is None:
+        pytest.skip("measurements/h200/round3 not recorded")
+    return lesson10.round3_gemm()
+
+
+@pytest.mark.parametrize("name", ["gemm_tiled16_pad4", "gemm_tiled16_bt_pad4", "gemm_tiled32_pad4", "gemm_tiled32_bt_pad4"])
+@pytest.mark.parametrize("shape", ["64x64x64", "70x45x33"])
+def test_pad4_counters_equal_round3(name, shape):
+    _round3()
+    h = lesson10.round3_counters(name, shape)
+    res, *_ = lesson10.run_gemm(name, tuple(map(int, shape.split("x"))))
+    keys = [k for k in res.stats.metrics if k in h]
+    assert len(keys) >= 12
+    assert {k: res.stats.metrics[k] for k in keys} == {k: h[k] for k in keys}
+
+
+def test_per_ffma_ratios_hold_at_4096():
+    """The lesson computes wavefronts per FFMA at 64³ and applies them to 4096³: the H200's own counts at 4096³
+    (thread-level FFMAs / 32 and shared wavefronts) give the same ratios."""
+    _round3()
+    for r in lesson10.time_rows(lesson10.PADDING_KERNELS):
+        m = lesson10.big_metrics(r["name"])
+        ffma = m["smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"] / 32
+        assert ffma == lesson10.warp_ffma((4096, 4096, 4096))
+        ld = m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] / ffma
+        st = m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"] / ffma
+        # a full GPU adds a few wavefronts the address pattern does not have (lesson 9's 8192² record): within 1%
+        assert ld == pytest.approx(r["ld_per_ffma"], rel=0.01), r["name"]
+        model_st = r["per_ffma"] - r["ld_per_ffma"]
+        assert model_st * 0.999 <= st <= 1.2 * model_st, r["name"]     # stores: up to 14% more on the full GPU
+
+
+def test_peak_and_clock_notes():
+    _round3()
+    peak = lesson10.ffma_peak_measured()
+    assert 0.95 < peak / lesson10.fp32_peak() <= 1.0                            # "实测到了它的 97%"
+    assert f"{100 * peak / lesson10.fp32_peak():.0f}%" == "97%" and "97%" in _section("sec-time")
+    clk = lesson10.big_metrics("gemm_tiled16")["sm__cycles_elapsed.avg.per_second"]
+    assert abs(clk / GPU.sm_clock_hz - 1) < 0.005                               # "正是预设的加速时钟"
+    assert lesson10.round3_gemm()["properties"]["fp32_lanes_per_sm"] == GPU.fp32_fma_per_clock_per_sm
+
+
+def test_stall_prose_holds():
+    _round3()
+    def top(name, n=2):
+        m = lesson10.big_metrics(name)
+        st = {k[len(lesson10.STALL_PREFIX):-len(lesson10.STALL_SUFFIX)]: v for k, v in m.items()
+              if k.startswith(lesson10.STALL_PREFIX)}
+        return [r for r, _ in sorted(st.items(), key=lambda kv: -kv[1])[:n]], st
+    (naive, _), (t16, s16), (t16p, s16p), (t32, s32), (t32p, s32p) = (top(n) for n in lesson10.STALL_KERNELS)
+    assert naive == ["long_scoreboard", "lg_throttle"]                              # "几乎只在等全局内存"
+    assert t32[0] == "mio_throttle" and t32p[0] == "mio_throttle"
+    assert t16 == ["long_scoreboard", "mio_throttle"] and t16p[0] == "mio_throttle"
+    assert s16p["mio_throttle"] > s16["mio_throttle"] and s32p["mio_throttle"] > s32["mio_throttle"]
+    assert all(s["barrier"] > 1 for s in (s16, s16p, s32, s32p))
+    sec = _section("sec-time")
+    assert "TILE = 32 时 `mio_throttle` 排第一" in sec and "TILE = 16 时排第一的仍是等全局内存读，`mio_throttle` 第二" in sec
+
+
+def test_dram_prose_holds():
+    _round3()
+    rows = {r["name"]: r for r in lesson10.dram_rows()}
+    naive, t16, t32 = rows["gemm_naive"], rows["gemm_tiled16"], rows["gemm_tiled32"]
+    assert naive["l1_hit"] > 0.5 and naive["dram_bytes"] < 0.1 * naive["l1_bytes"]    # "大部分命中了 L1"、"一小部分"
+    assert naive["l2_bytes"] < naive["l1_bytes"] * (1 - naive["l1_hit"]) * 1.01 and naive["dram_bytes"] < naive["l2_bytes"]
+    assert 10 <= naive["dram_intensity"] < 20                                         # "强度十几处"
+    bw = GPU.dram_bandwidth_sustained
+    for r in (naive, t16, t32):
+        assert r["dram_intensity"] * bw > 2 * lesson10.records().gemm_gflops(r["name"]) * 1e9   # DRAM is not the cap
+    assert t16["l1_hit"] < 0.05 and t32["l1_hit"] < 0.05                              # "L1 几乎不命中"
+    assert 0.3 < t16["l2_bytes"] / naive["l2_bytes"] < 3 and 0.3 < t32["l2_bytes"] / naive["l2_bytes"] < 3   # 同一量级
+
+
+def test_pad4_speeds_and_prose():
+    _round3()
+    g = lesson10.big_gflops
+    assert abs(g("gemm_tiled32_pad4") / g("gemm_tiled32") - 1) < 0.01                # "一样快"
+    assert g("gemm_tiled16_pad4") < g("gemm_tiled16") and g("gemm_tiled16_pad4") > g("gemm_tiled16_pad")   # "慢一点"
+    for T in (16, 32):
+        assert g(f"gemm_tiled{T}_bt_pad4") > 1.1 * g(f"gemm_tiled{T}_bt_pad")           # "快得多"
+    assert g("gemm_tiled32_bt_pad4") > 0.9 * g("gemm_tiled32")                         # "接近按行存"
+    of_cap = [float(r[-1].rstrip("%")) for r in lesson10.padding_table().data]
+    time_caps = [100 * r["of_cap"] for r in lesson10.time_rows()]
+    assert min(time_caps) - 0.5 <= min(of_cap) and max(of_cap) <= max(time_caps) + 0.5   # "仍落在那个范围里"
+    assert "逐个相同" in _section("sec-pad4")
