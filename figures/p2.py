@@ -830,9 +830,17 @@ def sweep_table(path: str | Path | None = None) -> Table:
         else:
             rows.append([label, int(wa.sectors), _pct(efficiency(wa)), NOT_RECORDED, "", "", "", ""])
     meta = rec.get("meta", {})
-    notes = [t(f"H200：{rec['source']}，{meta.get('date', '?')}，nvcc {meta.get('nvcc', '?')}（{meta.get('nvcc_flags', '')}），"
-               f"Nsight Compute {meta.get('ncu', '?')}。{rec['what']}。", "H200: measurements/h200/round3")
-             if rec else t("本机没有 measurements/h200/round3 的记录：H200 各列未记录。", "not recorded")]
+    notes = [t("本机没有 measurements/h200/round3 的记录：H200 各列未记录。", "not recorded")]
+    if rec:
+        pts = rec["points"]
+        runs = {p["runs"] for p in pts.values()}
+        threads = {sw: next(p["threads"] for (s, _), p in pts.items() if s == sw) for sw in ("offset", "stride")}
+        per = {p["bytes_used"] // p["threads"] for p in pts.values()}
+        notes = [t(f"H200：{rec['source']}，{meta.get('date', '?')}，nvcc {meta.get('nvcc', '?')}（{meta.get('nvcc_flags', '')}），"
+                   f"Nsight Compute {meta.get('ncu', '?')}。错位一组 {threads['offset'] // 2**20} Mi 个线程、"
+                   f"跨步一组 {threads['stride'] // 2**20} Mi 个线程；GB/s = 每个线程 {'、'.join(str(b) for b in sorted(per))} 字节（读一个 float、写一个 float）÷ 中位时间，"
+                   f"每点计时 {'、'.join(str(r) for r in sorted(runs))} 次（CUDA events，先预热）。",
+                   "H200: measurements/h200/round3")]
     if rec:
         notes.append(t("L2 读 sector 以每组第一行（错位 0、跨 1）为 1；DRAM 读取的字节包括写入时从显存补齐部分 sector "
                        "的读（measurements/h200/round3/README.md 的推断）。", "L2 sectors relative to the first row of each sweep"))
