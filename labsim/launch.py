@@ -534,20 +534,17 @@ class Block:
     def _uniform(self, off, act, per: int) -> bool:
         """Does every block of the set make the same access: the same active and reached lanes, the same indices
         on its active lanes?"""
-        nb = off.size // per
-        if nb < 2:
+        if off.size < 2 * per:
             return False
-        o2 = off.reshape(nb, per)
+        # each block against the one before it (contiguous slices compare faster than a broadcast row)
         if self._all:
-            return bool((o2 == o2[0]).all())
-        a2 = act.reshape(nb, per)
-        if not (a2 == a2[0]).all():
+            return bool((off[per:] == off[:-per]).all())
+        if not (act[per:] == act[:-per]).all():
             return False
-        if self._reach is not act:
-            r2 = self._reach.reshape(nb, per)
-            if not (r2 == r2[0]).all():
-                return False
-        return bool(((o2 == o2[0]) | ~a2).all())
+        reach = self._reach
+        if reach is not act and not (reach[per:] == reach[:-per]).all():
+            return False
+        return bool(((off[per:] == off[:-per]) | ~act[per:]).all())
 
     def _race(self, sh, elem, act, line, is_write, uniform):
         ctx = self._ctx

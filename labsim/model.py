@@ -77,6 +77,7 @@ MODEL_VERSION = "3"   # 2: the compiled program (CountPlan): LDS.128 merging, br
 
 _BIG = np.int64(1) << 40
 WARP = 32
+_EXACT_ROWS = 16                      # up to this many requests, memoise on the exact addresses (_few_warps)
 _INACTIVE = np.iinfo(np.int64).min    # an inactive lane in a pattern (CountingModel._many_warps)
 # odd multipliers for hashing a row of 32 lanes (Weyl sequence of the golden ratio; no numpy.random import)
 _HASH_WEIGHTS = np.array([((i + 1) * 0x9E3779B97F4A7C15 % (1 << 62)) | 1 for i in range(32)], dtype=np.int64)
@@ -371,8 +372,8 @@ class CountingModel:
             if nw:
                 s.requests += nw * times
                 s.bytes_requested += nw * WARP * s.itemsize * times
-                if nw == 1:
-                    cost, conflicts = self._one_warp(s.space, s.op, addr, active, s.itemsize)
+                if nw <= _EXACT_ROWS:
+                    cost, conflicts = self._few_warps(s.space, s.op, addr, active, s.itemsize, True)
                 else:
                     cost, conflicts = self._many_warps(s.space, s.op, addr, active, s.itemsize, all_active=True)
                 s.cost += cost * times
@@ -387,8 +388,8 @@ class CountingModel:
             addr, active = addr[rows], active[rows]
         s.requests += nreq * times
         s.bytes_requested += int(np.count_nonzero(active)) * s.itemsize * times
-        if nreq == 1:
-            cost, conflicts = self._one_warp(s.space, s.op, addr, active, s.itemsize)
+        if nreq <= _EXACT_ROWS:
+            cost, conflicts = self._few_warps(s.space, s.op, addr, active, s.itemsize, False)
         else:
             cost, conflicts = self._many_warps(s.space, s.op, addr, active, s.itemsize)
         s.cost += cost * times
@@ -480,7 +481,7 @@ class CountingModel:
         rel = addr - (base - base % period)[:, None]
         if not all_active:
             rel[~active] = _INACTIVE                               # which lanes are off is part of the pattern
-        if (rel == rel[0]).all():
+        if (rel[1:] == rel[:-1]).all():
             c, k = self._pattern(space, op, rel[:1], itemsize)
             return int(c[0]) * nw, int(k[0]) * nw
         # distinct rows through a hash of each row, checked row by row (a collision only costs speed)
@@ -508,14 +509,18 @@ class CountingModel:
             self._memo[key] = hit
         return hit
 
-    def _one_warp(self, space, op, addr, active, itemsize) -> tuple[int, int]:
-        """``cost`` of a single warp request, memoised: small thread sets in a loop repeat their addresses, and
-        numpy's per-call overhead would dominate."""
-        key = (space, op, itemsize, addr.tobytes(), active.tobytes())
+    def _few_warps(self, space, op, addr, active, itemsize, all_active) -> tuple[int, int]:
+        """Summed ``cost`` of a few warp requests, memoised on their exact addresses: small thread sets (and one
+        block standing for a group, see ``account``'s ``times``) repeat their addresses in a loop, and numpy's
+        per-call overhead would dominate."""
+        key = (space, op, itemsize, addr.tobytes(), None if all_active else active.tobytes())
         hit = self._memo.get(key)
         if hit is None:
-            per, conf = self.cost(space, op, addr, active, itemsize)
-            hit = (int(per[0]), 0 if conf is None else int(conf[0]))
+            if addr.shape[0] == 1:
+                per, conf = self.cost(space, op, addr, active, itemsize)
+                hit = (int(per[0]), 0 if conf is None else int(conf[0]))
+            else:
+                hit = self._many_warps(space, op, addr, active, itemsize, all_active)
             if len(self._memo) >= 4096:
                 self._memo.clear()
             self._memo[key] = hit

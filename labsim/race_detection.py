@@ -89,6 +89,7 @@ class RaceTracker:
         self.count = 0
         self.races: list[Race] = []
         self.by_line: dict[int | None, int] = {}
+        self._lanes = None     # (the thread set's tid array, its lanes' thread ids in their block, _Blocks)
 
     def __repr__(self) -> str:
         return f"RaceTracker({self.count} hazards)"
@@ -119,9 +120,11 @@ class RaceTracker:
                 return
             if s is None:
                 s = sh.shadow = _Shadow(sh.size, nb)
-            local = tid[:per_block] % lanes_per_block
+            if self._lanes is None or self._lanes[0] is not tid:     # a new thread set: its block layout
+                self._lanes = (tid, tid[:per_block] % lanes_per_block,
+                               _Blocks(tid[::per_block] // lanes_per_block * lanes_per_block))
+            _, local, blocks = self._lanes
             ep = _lane_epochs(epoch[:per_block // WARP])
-            blocks = _Blocks(tid[::per_block] // lanes_per_block * lanes_per_block)
             if a0.all():
                 pos, t, e = elem[:per_block], local, ep
             else:
@@ -143,8 +146,8 @@ class RaceTracker:
     def _uniform(elem, act, epoch, per, nb, known) -> bool:
         """Every block of the set does the same: active lanes, elements (``known`` if not None) and barrier
         counts."""
-        ep2 = epoch.reshape(nb, per // WARP)
-        if not (ep2 == ep2[0]).all():
+        rows = per // WARP
+        if not (epoch[rows:] == epoch[:-rows]).all():
             return False
         if known is not None:
             return known
