@@ -242,20 +242,24 @@ class Block:
         self._active = self._active & cond
         if kind != "if":
             self._reach = self._active
-        self._all = False
+        self._all = self._all and bool(cond.all())
 
     def pop_mask(self) -> None:
         self._active, _, self._reach = self._stack.pop()
         self._active = self._active & ~self._exited
         self._reach = self._reach & ~self._exited
-        self._all = not self._stack and bool(self._active.all())
+        self._all = self._every_lane()
 
     def set_mask(self, mask) -> None:
         """Replace the current level's mask (used by loops for ``break``/``continue``)."""
         self._active = np.broadcast_to(np.asarray(mask, dtype=bool), self._active.shape) & ~self._exited
         if not self._stack or self._stack[-1][1] != "if":
             self._reach = self._active
-        self._all = False
+        self._all = self._every_lane()
+
+    def _every_lane(self) -> bool:
+        """Every lane active and reached (a loop or an ``if`` that all lanes take): the mask-free fast paths."""
+        return bool(self._active.all()) and (self._reach is self._active or bool(self._reach.all()))
 
     @contextmanager
     def where(self, cond):
