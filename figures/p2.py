@@ -171,7 +171,7 @@ def sector_map_grid(accesses: Sequence[WarpAccess], titles: Sequence[str], ncols
     n = len(accesses)
     if n == 0 or len(titles) != n:
         raise ValueError(f"sector_map_grid needs as many titles as accesses, got {n} and {len(titles)}")
-    panel = 2.65
+    panel = 2.3
     ncols = max(1, min(ncols, n, int((PAGE_WIDTH_IN - 0.6) // panel)))
     nrows = -(-n // ncols)
     width, height = panel * ncols + 0.6, 5.6 * nrows

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from ._fonts import t
 
-PAGE_WIDTH_IN = 8.6     # the page's content column (877 CSS px) at figure.dpi 100, with a little margin
+PAGE_WIDTH_IN = 7.6     # the page's content column (778 CSS px in Quarto at a 1280 px window) at figure.dpi 100
 MIN_FONT_PT = 7         # 7 pt at 100 dpi = 9.7 px: the smallest text a figure may show at the page's width
 LANE_COLOR = "#3182bd"
 INACTIVE_COLOR = "#d9d9d9"
