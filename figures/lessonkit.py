@@ -201,8 +201,10 @@ def or_pending(compute: Callable[[], Any]) -> Any:
 def needs_fill_figure(eid: str):
     """A figure holding :func:`needs_fill_note` (a lesson's numbered figure stays a figure on every branch)."""
     from matplotlib.figure import Figure
-    fig = Figure(figsize=(8.0, 1.0))
-    fig.text(0.5, 0.5, str(needs_fill_note(eid)), ha="center", va="center", fontsize=10, wrap=True)
+    fig = Figure(figsize=(7.6, 0.8))
+    ax = fig.add_axes((0, 0, 1, 1))        # IPython shows a figure without axes as its repr, not as a PNG
+    ax.axis("off")
+    ax.text(0.5, 0.5, str(needs_fill_note(eid)), ha="center", va="center", fontsize=9, wrap=True)
     return fig
 
 

@@ -74,7 +74,7 @@ def test_exercise_branch_never_reads_the_solution(monkeypatch, tmp_path):
     note = lesson08.store_lane_table()                      # the table says what to do instead of raising
     assert isinstance(note, kit.Note) and "先完成上面的练习" in note and str(target) in note
     fig = lesson08.naive_sector_maps()                      # a numbered figure stays a figure (cross references)
-    assert [t.get_text() for t in fig.texts] == [str(note)]
+    assert [t.get_text() for t in fig.axes[0].texts] == [str(note)] and fig.axes   # shown as a PNG (has axes)
     target.write_text(ex.template, encoding="utf-8")           # written but not filled yet
     with pytest.raises(kit.NeedsFill):
         kit.demo_fill("lesson08")
