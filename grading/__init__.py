@@ -14,10 +14,10 @@ __all__ = ["check", "CheckReport", "grade_submission", "load_exercise"]
 def __getattr__(name: str):
     # lazy, so that importing grading stays cheap in a notebook and the student build needs no batch code
     if name in ("check", "CheckReport"):
-        from . import public
-        return getattr(public, name)
+        from . import checkcell
+        return getattr(checkcell, name)
     if name == "grade_submission":
-        from .pipeline import grade_submission
+        from .grade import grade_submission
         return grade_submission
     if name == "load_exercise":
         from .spec import load_exercise

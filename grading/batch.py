@@ -15,7 +15,7 @@ import time
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
-from .pipeline import Options, blocked_result, grade_submission
+from .grade import Options, blocked_result, grade_submission
 from .report import write_gradebook, write_submission
 from .results import SubmissionResult
 from .source import Submission
@@ -40,10 +40,25 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+WORKER_MEMORY_MB = 8192     # address space of one grading worker (config [limits] worker_memory_mb overrides)
+
+
+def _limit_memory(mb: int) -> None:
+    """Cap this worker's address space: a submission that makes labsim or the reader allocate without bound
+    gets a MemoryError (a graded result) instead of taking the machine's memory from the other workers."""
+    try:
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
 def _worker(conn: Connection, exercise: Path, options: Options, parent: int) -> None:
     _die_with_parent(parent)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     ex = load_exercise(exercise)
+    mb = int(ex.limits.get("worker_memory_mb", WORKER_MEMORY_MB))
+    _limit_memory(mb)
     while True:
         try:
             task = conn.recv()
@@ -54,6 +69,9 @@ def _worker(conn: Connection, exercise: Path, options: Options, parent: int) -> 
         name, path = task
         try:
             res = grade_submission(Path(path), ex, name=name, options=options)
+        except MemoryError:
+            res = blocked_result(Path(path), ex, f"评分用完了一个评分进程的内存上限（{mb} MB）：提交的文件或代码要的内存太多。",
+                                 name=name, options=options)
         except BaseException as e:  # grade_submission already catches; this is the last line of defence
             res = blocked_result(Path(path), ex, f"评分程序内部错误：{type(e).__name__}", name=name, options=options)
         conn.send(res)

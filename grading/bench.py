@@ -68,7 +68,7 @@ def generate(folder: Path, n: int, ex: Exercise | None = None) -> list[tuple[str
 def _check_cell(ex: Exercise, code: str, folder: Path, saved: dict[str, dict]) -> dict:
     """A check cell with the output check() displays in a notebook for ``code`` (computed once per code)."""
     if code not in saved:
-        from .public import check
+        from .checkcell import check
         p = folder.parent / f"_check_{len(saved)}.cu"
         p.write_text(code, encoding="utf-8")
         rep = check(p, ex.id, quiet=True, cell_lines=1)
@@ -81,9 +81,10 @@ def _check_cell(ex: Exercise, code: str, folder: Path, saved: dict[str, dict]) -
 def time_one(ex: Exercise, repeats: int = 5) -> dict:
     """One submission (the reference solution) through the whole pipeline with hidden checks, nvcc off, in this
     process: the first run, and the median of the warm ones, in wall and CPU seconds."""
-    from .pipeline import Options, grade_submission
+    from .grade import Options, grade_submission
     times, cpus = [], []
     for _ in range(repeats):
+        ex.cache.pop("runs", None), ex.cache.pop("programs", None)   # grading is memoised per source: time it all
         t, c = time.perf_counter(), time.process_time()
         res = grade_submission(ex.solution_path, ex, name="bench", options=Options(nvcc="off"))
         times.append(time.perf_counter() - t)

@@ -39,6 +39,56 @@ cd "$ROOT/source"
 """
 
 
+README = """# Gradescope autograder: {exercise} ({title})
+
+Built by `python -m grading bundle --exercise {exercise} --out autograder.zip`. It holds `setup.sh`,
+`run_autograder`, this project's `pyproject.toml` and the `grading` and `labsim` packages, with the
+exercise's hidden checks, rubric, solution and instructor secret: **keep the zip away from students.**
+
+## Setting up the assignment
+
+1. Gradescope → the course → *Create Assignment* → **Programming Assignment**. Total points: **{max_score}**
+   ({auto} automatic + {manual} manual). Students submit their exercise notebook (`.ipynb`, the file they
+   worked in) or the `.cu` file the exercise cell writes (`{target}`); a folder or several files are fine:
+   the grader picks the one that holds the exercise and says which.
+2. *Configure Autograder* → upload `autograder.zip`. Base image: **Ubuntu 22.04** (or newer). `setup.sh`
+   installs Python 3.12 or 3.11 from the image's packages (the project needs ≥ 3.11) and this project into
+   `/autograder/venv`; no network is needed after that, no GPU and no nvcc (labsim interprets the kernel;
+   where nvcc exists it also compiles it).
+3. Memory 2 GB or more and the default time limit are enough: one submission takes seconds; the grader
+   stops a submission at `[limits] time_limit_s` = {time_limit} s of its own.
+4. Test the autograder with `grading/exercises/{exercise}/solution.cu` from the instructor repository:
+   {auto}/{auto} automatic points, {manual} manual points pending, no veto.
+
+## What students see
+
+`results.json` follows Gradescope's schema: one test per check; hidden checks show counts only ("非方阵：2/3"),
+never their inputs; vetoes are listed in the overall output. A submission passes with at least {pass_score}
+points and no veto. Manual items are tests tagged `manual` with 0 points and visibility
+`{manual_visibility}`; their output holds the student's answer, the question and the general criteria, never
+the model answer (set `rubric_visibility = "full"` in the exercise's config.toml to show it).
+
+## Entering the manual points
+
+In Gradescope: add a **manual-graded question** per manual item ({items}) with its points, and grade them
+with Gradescope's rubric tools; Gradescope adds them to the autograder score. The model answers are in
+`grading/exercises/{exercise}/rubric.toml` (instructor repository) and in each `_instructor/*.json` of a
+local run.
+
+Without Gradescope (or to merge several exercises into one course gradebook):
+
+```bash
+python -m grading grade --exercise {exercise} submissions/ --out graded/{exercise}
+python -m grading gradebook graded/{exercise} --manual-template manual_{exercise}.csv   # the TA fills "points"
+python -m grading gradebook graded/p2 graded/{exercise} --manual manual_{exercise}.csv --out course.csv
+```
+
+The TA's CSV has one row per student and manual item (`student,exercise,item,points,comment`); an empty
+`points` stays pending; a row naming an unknown student or item, or points outside 0..max, stops the merge
+with the row's line number.
+"""
+
+
 def _tree(folder: Path) -> list[Path]:
     return [p for p in sorted(folder.rglob("*"))
             if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".pyo")]
@@ -65,6 +115,17 @@ def _add(z: zipfile.ZipFile, name: str, data: str | bytes, executable: bool = Fa
     z.writestr(info, data)
 
 
+def readme(ex) -> str:
+    """The instructor's README inside the zip, with this exercise's numbers."""
+    manual = sum(m.points for m in ex.manual)
+    total = sum(c.points for c in ex.public_checks + ex.hidden_checks) + manual
+    return README.format(exercise=ex.id, title=ex.config.get("title", ex.id), max_score=f"{total:g}",
+                         auto=f"{total - manual:g}", manual=f"{manual:g}", target=ex.config.get("target", ""),
+                         time_limit=ex.limits.get("time_limit_s", 120), pass_score=ex.config["pass_score"],
+                         manual_visibility=ex.config.get("manual_visibility", "after_published"),
+                         items="、".join(f"{m.id} {m.points:g} 分" for m in ex.manual) or "none")
+
+
 def build_bundle(exercise: str | Path, out: Path) -> Path:
     """Write the zip for an exercise (id or folder); returns its path."""
     from .spec import load_exercise
@@ -73,6 +134,7 @@ def build_bundle(exercise: str | Path, out: Path) -> Path:
     with zipfile.ZipFile(out, "w") as z:
         _add(z, "setup.sh", SETUP_SH, executable=True)
         _add(z, "run_autograder", RUN_AUTOGRADER.format(exercise=ex.id), executable=True)
+        _add(z, "README.md", readme(ex))
         for name, p in _files(ex.folder):
             _add(z, name, p.read_bytes())
     return out

@@ -125,9 +125,134 @@ def oob_outcome(label: str, runs: list["RunRecord"]) -> Outcome:
                    detail=instructor_detail(bad))
 
 
+def unwritten_text(rec: "RunRecord") -> str:
+    """"（其中 3 个从未写入）" when some output element was never written, else nothing."""
+    return f"（其中 {rec.unwritten} 个从未写入）" if rec.unwritten else ""
+
+
+def error_text(rec: "RunRecord") -> str:
+    """A run's error for Chinese feedback: what kind it is in Chinese, labsim's own words quoted after it."""
+    k = failure_kind(rec)
+    label = FAILURE_LABELS.get(k or "", "运行出错")
+    raw = (rec.error or "").strip()
+    return f"{label}。labsim 的报错原文是“{raw}”" if raw else label
+
+
+def shape_outcome(rec: "RunRecord", *, where: str, right: str, wrong: str, reference: str) -> Outcome:
+    """A public check's outcome on one run, in one sentence and one colon at most: ``where`` names the input
+    ("64×96 的输入"), ``right`` what a pass says ("转置正确。"), ``wrong`` a wrong result ("转置错误"),
+    ``reference`` what the output is compared with ("numpy 的转置")."""
+    k = failure_kind(rec)
+    if k is None:
+        return Outcome(True, f"{where}{right}")
+    if k == "wrong":
+        return Outcome(False, f"{where}{wrong}：{rec.wrong} 个元素与{reference}不同{unwritten_text(rec)}。")
+    if k == "race":
+        race = rec.races[0] if rec.races else None
+        at = f"，例如 {race}" if race is not None else ""
+        return Outcome(False, f"{where}有数据竞争（{rec.race_count} 处）{at}。")
+    return Outcome(False, f"{where}运行出错（{error_text(rec)}）。")
+
+
 def draw_not_multiple(rng, lo: int, hi: int, of: int = 32) -> int:
     """A size in [lo, hi] that is not a multiple of ``of`` (boundary shapes leave partial tiles)."""
     while True:
         v = int(rng.integers(lo, hi + 1))
         if v % of:
             return v
+
+
+# ---- evidence about the blank's index (issue 25: messages and vetoes true of the submission) ----------------
+#
+# Which hidden groups passed says little about *why* (the groups overlap: every square is a multiple of 32),
+# and a veto that waits for "every run of group A passed" is dodged by breaking one degenerate case on purpose.
+# So an exercise whose blank is an index measures the index itself: a probe run (non-degenerate shapes only,
+# every size ≥ 2 and the sizes distinct, so no 1-wide or 1×1×1 shape enters the premise) whose input values
+# encode their own position shows which element each thread used; a linear fit gives the pitch the blank
+# actually uses, and named hypotheses ("N", "M rounded up to 32") say when that pitch happens to be right.
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One way a measured quantity may depend on the sizes: ``label`` names it for the student ("input 的列数
+    N"), ``value(sizes)`` computes it, ``when`` says on which shapes it equals the right one ("M = N")."""
+
+    label: str
+    value: Callable[[dict[str, int]], int]
+    when: str
+
+    def __repr__(self) -> str:
+        return f"Hypothesis({self.label!r})"
+
+
+@dataclass
+class IndexEvidence:
+    """What probes measured of an index: per probe (its sizes), the fitted coefficients ``coef`` of
+    index = Σ coef[v] · v + const over the variables, or None where the index is not linear / the run failed;
+    ``right`` whether every probe's index is the right one; ``error`` a failed probe run's error kind."""
+
+    probes: list[dict[str, int]]
+    coef: list[dict[str, int] | None]
+    right: bool
+    error: str | None = None
+
+    def pitch(self, var: str) -> list[int] | None:
+        """The coefficient of ``var`` on every probe (None unless every probe fitted)."""
+        if any(c is None for c in self.coef):
+            return None
+        return [c[var] for c in self.coef]
+
+    def __repr__(self) -> str:
+        return f"IndexEvidence(right={self.right}, coef={self.coef})"
+
+
+def linear_fit(points: list[tuple[dict[str, int], int]]) -> dict[str, int] | None:
+    """Integer coefficients (and "const") with index = Σ coef[v]·v + const exact on every point, or None."""
+    import numpy as np
+    if not points:
+        return None
+    names = list(points[0][0])
+    x = np.array([[p[0][n] for n in names] + [1] for p in points], dtype=np.float64)
+    y = np.array([p[1] for p in points], dtype=np.float64)
+    sol, *_ = np.linalg.lstsq(x, y, rcond=None)
+    coef = np.rint(sol).astype(np.int64)
+    if not np.array_equal(x.astype(np.int64) @ coef, y.astype(np.int64)):
+        return None
+    return {**{n: int(c) for n, c in zip(names, coef[:-1])}, "const": int(coef[-1])}
+
+
+def which(values: list[int], probes: list[dict[str, int]], hypotheses: list[Hypothesis]) -> Hypothesis | None:
+    """The first hypothesis whose value equals the measured one on every probe."""
+    for h in hypotheses:
+        if all(h.value(s) == v for s, v in zip(probes, values)):
+            return h
+    return None
+
+
+def scored_passes(st) -> list[str]:
+    """The groups of the automatic checks with points that passed (what right-by-luck would earn), by the
+    label their message starts with ("方阵" of "方阵：3/3")."""
+    return [t.output.split("：")[0] if "：" in t.output else t.name for t in st.result.tests
+            if t.max_score > 0 and t.status == "passed" and "manual" not in t.tags]
+
+
+def evidence_veto(st, evidence: IndexEvidence | None, explanation: str, *, verdict: str = "的下标本身不对",
+                  title: str = "下标只在部分形状上碰巧正确",
+                  luck: str = "这些分数来自形状的巧合，不能证明下标正确") -> "Veto | None":
+    """The right-by-luck veto on evidence: the probes show a wrong index, yet some scored check passed (those
+    points came from shapes where the wrong index happens to give the right result). Degenerate shapes never
+    enter (the probes are non-degenerate), so breaking a 1×1 case on purpose changes nothing."""
+    from .results import Veto
+    if evidence is None or evidence.right or evidence.error:
+        return None
+    passed = scored_passes(st)
+    if not passed:
+        return None                    # nothing was earned by luck: the checks already give 0
+    blank = _clip(st.result.blank or "")
+    return Veto("right_by_luck", title,
+                f"填空“{blank}”{verdict}。{explanation}它在{''.join(f'“{p}”' for p in passed)}这几组用例上"
+                f"得到了正确结果，{luck}。")
+
+
+def _clip(text: str, n: int = 80) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import html
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .public import CheckReport, InstrRow
+# the view of grading.checkcell's CheckReport and InstrRow, which import this module (never the other way:
+# annotations name them as strings)
 
 CELL = 7             # px per lane × bank cell of the map
 STYLE = """<style>
@@ -27,7 +27,7 @@ STYLE = """<style>
 .labsim-check ul{margin:.2em 0 .4em 1.2em;padding:0}
 .labsim-check .lc-edited{border-left:4px solid #b58900;padding-left:8px;margin:.4em 0}
 .labsim-check .lc-edited pre{white-space:pre-wrap;margin:.2em 0}
-.labsim-check table.lc-src{border-collapse:collapse;font-size:0.8rem;margin:.3em 0;width:auto;max-width:none}
+.labsim-check table.lc-src{border-collapse:collapse;font-size:0.8rem;margin:.3em 0;width:auto;max-width:100%}
 .labsim-check table.lc-src th{text-align:left;border-bottom:1px solid #999;padding:2px 6px;vertical-align:bottom}
 .labsim-check .lc-scroll{overflow-x:auto;max-width:100%}
 .labsim-check table.lc-src td{padding:1px 6px;vertical-align:top;border-bottom:1px solid #eee;text-align:left}
@@ -35,8 +35,10 @@ STYLE = """<style>
 .labsim-check table.lc-src td.wf,.labsim-check table.lc-src td.conf{text-align:right;font-variant-numeric:tabular-nums}
 /* page themes wrap code and right-align cells (Quarto also wraps <pre> text in <code> and gives the table
    Bootstrap's classes): the source keeps its lines */
-.labsim-check table.lc-src td pre,.labsim-check table.lc-src td pre code{margin:0;white-space:pre !important;overflow:visible;word-break:normal !important;overflow-wrap:normal !important;font-size:0.8rem;background:none;padding:0;border:0;color:inherit}
-.labsim-check table.lc-src td.code{overflow-wrap:normal;word-break:normal}
+.labsim-check table.lc-src td pre,.labsim-check table.lc-src td pre code{margin:0;white-space:pre-wrap !important;overflow:visible;word-break:normal !important;overflow-wrap:anywhere !important;font-size:0.8rem;background:none;padding:0;border:0;color:inherit}
+.labsim-check table.lc-src td.code{overflow-wrap:anywhere;word-break:normal;min-width:16em}
+.labsim-check .lc-pass{color:#2a8c3a;font-weight:bold}
+.labsim-check .lc-fail{color:#c0392b;font-weight:bold}
 .labsim-check table.lc-src td.line{width:2.5em}
 .labsim-check table.lc-src td.what{min-width:7em}
 .labsim-check table.lc-src tr.lc-maprow td{border-bottom:0;padding-top:0}
@@ -63,6 +65,23 @@ def show(report: "CheckReport") -> None:
     display(report._repr_mimebundle_(), raw=True)
 
 
+def _mark_html(passed: bool) -> str:
+    """✓ / ✗ in a colour and a word for screen readers: both glyphs are in the fonts the page ships."""
+    from .results import mark
+    cls, word = ("lc-pass", "通过") if passed else ("lc-fail", "未通过")
+    return f"<span class='{cls}' title='{word}'>{mark(passed)}</span>"
+
+
+def _code_spans(text: str) -> str:
+    """A message with its `code spans` as <code> elements, everything escaped."""
+    import re
+    out, pos = [], 0
+    for m in re.finditer(r"`([^`\n]{1,400})`", text):
+        out += [html.escape(text[pos:m.start()]), f"<code>{html.escape(m.group(1))}</code>"]
+        pos = m.end()
+    return "".join(out + [html.escape(text[pos:])])
+
+
 def report_html(rep: "CheckReport") -> str:
     """The whole view (deterministic: the grader re-renders it to check a saved one)."""
     esc = html.escape
@@ -74,11 +93,12 @@ def report_html(rep: "CheckReport") -> str:
     if rep.problem != "missing":
         parts.append(f"<p class='lc-numbering'>{esc(rep.numbering.statement())}</p>")
     if rep.checks:
-        parts.append("<ul>" + "".join(f"<li>{'✅' if c.status == 'passed' else '❌'} {esc(c.name)}："
-                                      f"<span style='white-space:pre-wrap'>{esc(c.output)}</span></li>"
+        parts.append("<ul>" + "".join(f"<li>{_mark_html(c.status == 'passed')} {esc(c.name)}："
+                                      f"<span style='white-space:pre-wrap'>{_code_spans(c.output)}</span></li>"
                                       for c in rep.checks) + "</ul>")
     if rep.notes:
-        parts.append("<ul>" + "".join(f"<li style='white-space:pre-wrap'>{esc(n)}</li>" for n in rep.notes) + "</ul>")
+        parts.append("<ul>" + "".join(f"<li style='white-space:pre-wrap'>{_code_spans(n)}</li>" for n in rep.notes)
+                     + "</ul>")
     if rep.edited:
         parts.append(f"<div class='lc-edited'><b>{esc(rep.edited[0])}</b>"
                      f"<pre>{esc(chr(10).join(ln.strip() for ln in rep.edited[1:]))}</pre></div>")
@@ -124,7 +144,7 @@ def source_view(rep: "CheckReport") -> str:
     """The kernel's lines around its memory instructions, one row per instruction with its counters (Nsight
     Compute's source page), each followed by a row holding its lane map (folded, but for the focus line)."""
     esc = html.escape
-    by_line: dict[int, list[InstrRow]] = {}
+    by_line: dict[int, list["InstrRow"]] = {}
     for r in rep.instr_rows:
         by_line.setdefault(r.line, []).append(r)
     lo = max(1, min(by_line) - 3)
@@ -133,8 +153,11 @@ def source_view(rep: "CheckReport") -> str:
     head = ("<tr><th>行</th><th>指令</th><th>requests</th><th>sectors/<br>request</th>"
             "<th>wavefronts/<br>request</th><th>bank<br>conflicts</th><th>代码</th></tr>")
     rows = []
+    # the shown lines without their common indentation (long lines then wrap inside the page's column)
+    shown = rep.source_lines[lo - 1: hi]
+    indent = min((len(t) - len(t.lstrip()) for t in shown if t.strip()), default=0)
     for n in range(lo, hi + 1):
-        code = esc(rep.source_lines[n - 1]) if n <= len(rep.source_lines) else ""
+        code = esc(rep.source_lines[n - 1][indent:]) if n <= len(rep.source_lines) else ""
         instrs = by_line.get(n, [])
         cls = " class='lc-focus'" if any(r.focus for r in instrs) else ""
         height = sum(2 if r.map_svg else 1 for r in instrs)

@@ -53,7 +53,7 @@ def cmd_check(a: argparse.Namespace) -> int:
         return _die(str(e))
     if not Path(a.file).exists():
         return _die(f"{a.file}: no such file")
-    from .public import check
+    from .checkcell import check
     check(a.file, ex.id)
     return 0
 
@@ -68,7 +68,10 @@ def cmd_grade(a: argparse.Namespace) -> int:
     grade_many = _instructor_only("batch").grade_many
     from .pipeline import Options
     from .source import discover
-    items = discover([Path(p) for p in a.submissions], ex)
+    warnings: list[str] = []
+    items = discover([Path(p) for p in a.submissions], ex, warnings)
+    for w in warnings:
+        print(f"grading: warning: {w}", file=sys.stderr)
     if not items:
         return _die("no submissions found (.ipynb, .cu, or student folders)")
     out = Path(a.out)
@@ -143,11 +146,26 @@ def cmd_gradebook(a: argparse.Namespace) -> int:
     missing = [d for d in a.dirs if not Path(d).is_dir()]
     if missing:
         return _die(f"no such folder: {', '.join(missing)}")
+    if not a.out and not a.manual_template:
+        return _die("gradebook needs --out CSV (or --manual-template CSV)")
     try:
-        n = gb.write_course_gradebook([Path(d) for d in a.dirs], Path(a.out))
+        if a.manual_template:
+            n = gb.manual_template([Path(d) for d in a.dirs], Path(a.manual_template))
+            print(f"wrote {a.manual_template}: {n} manual item(s) to score")
+            return 0
+        n = gb.write_course_gradebook([Path(d) for d in a.dirs], Path(a.out), manual=[Path(m) for m in a.manual])
     except gb.GradebookError as e:
         return _die(str(e))
     print(f"wrote {a.out}: {n} student(s)")
+    return 0
+
+
+def cmd_release_record(a: argparse.Namespace) -> int:
+    """Add this version's counting model and every exercise's tool hash to grading/releases.toml."""
+    from .receipt import model_version, record_release
+    from .spec import available, load_exercise
+    added = record_release(model_version(), {e: load_exercise(e).fingerprint()[:8] for e in available()})
+    print("releases.toml: " + (", ".join(added) if added else "this version is already recorded"))
     return 0
 
 
@@ -247,8 +265,16 @@ def main(argv: list[str] | None = None) -> int:
 
     gb = add("gradebook", help="merge per-exercise grading folders into one course gradebook CSV")
     gb.add_argument("dirs", nargs="+", metavar="DIR", help="folders written by grade --out (or Gradescope results)")
-    gb.add_argument("--out", required=True, help="the course CSV to write")
+    gb.add_argument("--out", default=None, help="the course CSV to write")
+    gb.add_argument("--manual", action="append", default=[], metavar="CSV",
+                    help="a TA's manual scores (student,exercise,item,points[,comment]) added to the gradebook")
+    gb.add_argument("--manual-template", default=None, metavar="CSV",
+                    help="write the CSV a TA fills (one row per pending manual item) instead of the gradebook")
     gb.set_defaults(func=cmd_gradebook)
+
+    rr = add("release-record", help="record this version's receipts as released (grading/releases.toml): run it "
+                                    "when a kit goes to students, so their receipts are re-checked, not vetoed")
+    rr.set_defaults(func=cmd_release_record)
 
     b = add("bundle", help="write a Gradescope autograder zip (setup.sh, run_autograder, sources)")
     b.add_argument("--exercise", required=True)

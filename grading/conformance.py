@@ -93,6 +93,12 @@ class Conformance:
     problem_kind: str | None      # "unfilled", "injection", "syntax", "range", "undecidable", "unrelated", None
     edits: list[Edit] = field(default_factory=list)
     line_map: dict[int, int] = field(default_factory=dict)  # template line -> submission line
+    blank_source: str = ""        # the blank as the student wrote it (spacing and comments kept, one line)
+
+    @property
+    def blank_shown(self) -> str:
+        """How messages echo the blank: as written."""
+        return self.blank_source or self.blank_text
 
     @property
     def blank_ok(self) -> bool:
@@ -111,8 +117,18 @@ def _join(toks: list[Token]) -> str:
     return " ".join(t.text for t in toks)
 
 
+def _written(toks: list[Token]) -> str:
+    """Tokens spaced as the source spaced them (a space where there was a gap or a line break)."""
+    out = []
+    for a, b in zip(toks, toks[1:] + [None]):
+        out.append(a.text)
+        if b is not None and (b.line != a.line or b.col > a.col + len(a.text)):
+            out.append(" ")
+    return "".join(out)
+
+
 def _snippet(toks: list[Token], limit: int = 60) -> str:
-    s = _join(toks)
+    s = _written(toks)
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
@@ -144,7 +160,8 @@ def check_conformance(template: str, submission: str, *, blank: str, names: dict
         if not blank_toks or any(e.template_line == ttoks[bi].line for e in edits):
             blank_toks, edits, line_map = _recover_blank(ttoks, stoks, bi, regions) or (blank_toks, edits, line_map)
     line_map.setdefault(ttoks[bi].line, blank_toks[0].line if blank_toks else line_map.get(ttoks[bi].line, 0))
-    conf = Conformance(blank_toks, _join(blank_toks), None, None, None, edits, line_map)
+    conf = Conformance(blank_toks, _join(blank_toks), None, None, None, edits, line_map,
+                       _as_written(submission, blank_toks))
     similarity = difflib.SequenceMatcher(a=[t.key for t in ttoks], b=keys, autojunk=False).ratio() \
         if edits else 1.0
     if similarity < 0.5:
@@ -154,6 +171,42 @@ def check_conformance(template: str, submission: str, *, blank: str, names: dict
         return conf
     _judge_blank(conf, blank, names, value_range, rules or BlankRules())
     return conf
+
+
+def _as_written(source: str, toks: list[Token]) -> str:
+    """The source text from the first to the last of ``toks``, as written, on one line."""
+    if not toks:
+        return ""
+    lines = source.splitlines()
+    first, last = toks[0], toks[-1]
+    if not (0 < first.line <= len(lines) and 0 < last.line <= len(lines)) or "\n" in last.text:
+        return _join(toks)
+    if first.line == last.line:
+        text = lines[first.line - 1][first.col - 1: last.col - 1 + len(last.text)]
+    else:
+        text = "\n".join([lines[first.line - 1][first.col - 1:], *lines[first.line: last.line - 1],
+                          lines[last.line - 1][: last.col - 1 + len(last.text)]])
+    text = " ".join(part.strip() for part in text.splitlines())
+    # a token's text may differ from its spelling (a spliced backslash-newline): fall back to the tokens
+    return text if text.replace(" ", "") and all(t.text in text for t in toks[:1] + toks[-1:]) else _join(toks)
+
+
+INVISIBLE_NAMES = {"\u200b": "零宽空格", "\u200c": "零宽不连字", "\u200d": "零宽连字", "\u2060": "字连接符",
+                   "\ufeff": "字节顺序标记", "\u00a0": "不换行空格", "\u3000": "全角空格"}
+
+
+def _invisible(text: str) -> str | None:
+    """The first character of ``text`` that shows as nothing or as a space but is not an ASCII space (nvcc
+    rejects it; labsim's reader skips some of them), named for the student."""
+    import unicodedata
+    for ch in text:
+        if ch in " \t\n\r":
+            continue
+        cat = unicodedata.category(ch)
+        if cat in ("Cf", "Cc", "Zs", "Zl", "Zp", "Co", "Cn") or ch in INVISIBLE_NAMES:
+            name = INVISIBLE_NAMES.get(ch) or unicodedata.name(ch, "").lower() or "控制字符"
+            return f"U+{ord(ch):04X}（{name}）"
+    return None
 
 
 def _common_prefix(a: list[Token], b: list[Token]) -> int:
@@ -293,7 +346,17 @@ def _edit(op, old, new, ttoks, stoks, j1, regions, blank_line, at=None) -> Edit:
         if left is not None and left.line == blank_line:
             touched.add(BLANK_LINE)       # code added on the blank's own line, after the declaration
     sline = new[0].line if new else (stoks[j1 - 1].line if 0 < j1 <= len(stoks) else tline)
-    return Edit(op, _snippet(old), _snippet(new), tline, sline, tuple(sorted(touched)))
+    shown_old, shown_new = old, new
+    if op == "replace" and at is not None and len(old) <= 2 and len(new) <= 2:
+        # a one-token change ("<" to "<=") says little, and two of them on one line read the same: show each
+        # with its neighbours on the line ("row < M" to "row <= M")
+        i2, j2 = at + len(old), j1 + len(new)
+        left = [t for t in ttoks[max(at - 1, 0):at] if t.line == old[0].line]
+        right = [t for t in ttoks[i2:i2 + 1] if t.line == old[-1].line]
+        sleft = [t for t in stoks[max(j1 - 1, 0):j1] if t.line == new[0].line]
+        sright = [t for t in stoks[j2:j2 + 1] if t.line == new[-1].line]
+        shown_old, shown_new = left + old + right, sleft + new + sright
+    return Edit(op, _snippet(shown_old), _snippet(shown_new), tline, sline, tuple(sorted(touched)))
 
 
 def _escapes(toks: list[Token], escape: frozenset | set | tuple) -> list[Token]:
@@ -310,12 +373,23 @@ def _escapes(toks: list[Token], escape: frozenset | set | tuple) -> list[Token]:
     return out
 
 
+def _shown_snippet(conf: Conformance, limit: int = 60) -> str:
+    s = conf.blank_shown
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
 def _judge_blank(conf: Conformance, blank: str, names: dict[str, int],
                  value_range: tuple[int, int] | None, rules: BlankRules) -> None:
     toks = conf.blank_tokens
     if not toks or any(t.text == blank for t in toks):
         conf.problem_kind = "unfilled"
         conf.problem = rules.unfilled.format(blank=blank)
+        return
+    hidden = _invisible(conf.blank_source + "".join(t.text for t in toks))
+    if hidden:
+        conf.problem_kind = "syntax"
+        conf.problem = (f"填空里有一个看不见的字符 {hidden}：nvcc 不认它，编译会失败。删掉它（常见于从网页或聊天软件"
+                        "复制来的代码），只用普通空格。")
         return
     escape = _escapes(toks, rules.escape)
     added = [e for e in conf.edits if e.op == "insert" and BLANK_LINE in e.regions]
@@ -325,7 +399,7 @@ def _judge_blank(conf: Conformance, blank: str, names: dict[str, int],
         return
     if escape:
         conf.problem_kind = "injection"
-        conf.problem = rules.escaped.format(token=escape[0].text, line=escape[0].line, text=_snippet(toks))
+        conf.problem = rules.escaped.format(token=escape[0].text, line=escape[0].line, text=_shown_snippet(conf))
         return
     if rules.kind == "expression":
         return
@@ -335,11 +409,11 @@ def _judge_blank(conf: Conformance, blank: str, names: dict[str, int],
         where = f"（第 {e.token.line} 行第 {e.token.col} 列）" if e.token else ""
         if e.undecidable:
             conf.problem_kind = "undecidable"
-            conf.problem = (f"评分程序无法判断填空 `{_snippet(toks)}` 是不是合法的整数常量表达式：{e.message}{where}。"
+            conf.problem = (f"评分程序无法判断填空 `{_shown_snippet(conf)}` 是不是合法的整数常量表达式：{e.message}{where}。"
                             "代码这几项交给老师人工判断，不按 0 分计。")
             return
         conf.problem_kind = "syntax"
-        conf.problem = rules.syntax.format(text=_snippet(toks), error=e.message, where=where)
+        conf.problem = rules.syntax.format(text=_shown_snippet(conf), error=e.message, where=where)
         return
     conf.value = value
     if value_range is not None and not value_range[0] <= value <= value_range[1]:

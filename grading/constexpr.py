@@ -312,12 +312,12 @@ class _Parser:
                 raise ConstExprError(f"类型名 `{tok.text}` 不能单独出现在表达式里", tok)
             nxt = self.peek()
             if tok.text not in self.names and nxt is not None and nxt.text in ("::", "("):
-                raise ConstExprError(f"`{_clip(tok.text)}{nxt.text}…` 是函数调用或限定名：评分程序不计算函数，无法判断"
+                raise ConstExprError(f"`{_clip(tok.text)}{nxt.text}…` 是函数调用或限定名，评分程序不计算函数，无法判断"
                                      "它是不是常量表达式", tok, undecidable=True)
             if tok.text in self.names:
                 return CInt(self.names[tok.text])
             allowed = "、".join(self.names) or "（无）"
-            raise ConstExprError(f"`{_clip(tok.text)}` 不能用在这里：只能用整数字面量和模板里的常量 {allowed}", tok)
+            raise ConstExprError(f"`{_clip(tok.text)}` 不能用在这里，只能用整数字面量和模板里的常量 {allowed}", tok)
         if tok.kind == "punct" and tok.text == "::":
             raise ConstExprError("限定名（`::`）评分程序无法判断", tok, undecidable=True)
         raise ConstExprError(f"`{_clip(tok.text)}` 不能出现在整数常量表达式里", tok)

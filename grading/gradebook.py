@@ -28,6 +28,8 @@ class Entry:
     verdict: str
     veto: str
     pending: float
+    pass_score: float | None = None
+    manual_items: dict | None = None        # item id -> points (None: an older results.json)
 
     def __repr__(self) -> str:
         return f"Entry({self.student!r}, {self.exercise}, {self.score:g}/{self.max_score:g}, {self.verdict})"
@@ -62,7 +64,9 @@ def read_entries(folder: Path) -> list[Entry]:
             entries.append(Entry(_student(res.parent, extra), str(extra["exercise"]), float(d["score"]),
                                  float(d["max_score"]), str(extra["verdict"]),
                                  ";".join(str(v.get("id", "")) for v in extra.get("veto") or []),
-                                 float(extra.get("pending_manual_points") or 0)))
+                                 float(extra.get("pending_manual_points") or 0),
+                                 None if extra.get("pass_score") is None else float(extra["pass_score"]),
+                                 dict(extra["manual_items"]) if isinstance(extra.get("manual_items"), dict) else None))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise GradebookError(f"{res}: not a results.json the grader wrote ({type(e).__name__}: {e})") from None
     if not entries:
@@ -89,12 +93,93 @@ def merge(folders: list[Path], order: list[str] | None = None) -> tuple[list[str
     return exercises, table
 
 
-def write_course_gradebook(folders: list[Path], out: Path, order: list[str] | None = None) -> int:
-    """Write the merged CSV; returns the number of students."""
+MANUAL_COLUMNS = ("student", "exercise", "item", "points", "comment")
+
+
+def manual_template(folders: list[Path], out: Path) -> int:
+    """A CSV for the TA: one row per student, exercise and manual item still pending, points left empty."""
+    exercises, table = merge(folders)
+    n = 0
+    with open(out, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, quoting=csv.QUOTE_ALL)
+        w.writerow([*MANUAL_COLUMNS, "max_points"])
+        for student in sorted(table):
+            for x in exercises:
+                e = table[student].get(x)
+                for item, mx in (_manual_items(e) if e else {}).items():
+                    w.writerow([csv_cell(student), x, item, "", "", f"{mx:g}"])
+                    n += 1
+    return n
+
+
+def _manual_items(e: Entry) -> dict[str, float]:
+    if e.manual_items is not None:
+        return {k: float(v) for k, v in e.manual_items.items()}
+    from .spec import load_exercise             # a results.json written before manual_items was recorded
+    return {m.id: float(m.points) for m in load_exercise(e.exercise).manual}
+
+
+def _pass_score(e: Entry) -> float:
+    if e.pass_score is not None:
+        return e.pass_score
+    from .spec import load_exercise
+    return float(load_exercise(e.exercise).config["pass_score"])
+
+
+def apply_manual(table: dict[str, dict[str, Entry]], path: Path) -> int:
+    """Add the points a TA entered (CSV: student, exercise, item, points[, comment]) to the entries: the score
+    grows, the pending points shrink, the verdict follows the grader's rule (a veto fails; a pass needs the
+    pass score; points still pending keep it pending). Returns the rows applied; a row that names an unknown
+    student, exercise or item, points outside 0..max, or an item entered twice is an error naming the row."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        raise GradebookError(f"{path}: cannot read the manual scores ({e})") from None
+    reader = csv.DictReader(text.splitlines())
+    missing = [c for c in MANUAL_COLUMNS[:4] if c not in (reader.fieldnames or [])]
+    if missing:
+        raise GradebookError(f"{path}: the manual scores need the columns {', '.join(MANUAL_COLUMNS[:4])} "
+                             f"(missing: {', '.join(missing)})")
+    seen: set[tuple[str, str, str]] = set()
+    applied = 0
+    for n, row in enumerate(reader, start=2):
+        where = f"{path}:{n}"
+        student = (row.get("student") or "").strip().lstrip("'")
+        x, item, pts = ((row.get(k, "") or "").strip() for k in ("exercise", "item", "points"))
+        if not pts:
+            continue                                   # not graded yet: stays pending
+        e = table.get(student, {}).get(x)
+        if e is None:
+            raise GradebookError(f"{where}: no graded result for student {student!r} in exercise {x!r}")
+        items = _manual_items(e)
+        if item not in items:
+            raise GradebookError(f"{where}: {x} has no manual item {item!r} (its items: {', '.join(items)})")
+        try:
+            value = float(pts)
+        except ValueError:
+            raise GradebookError(f"{where}: points {pts!r} is not a number") from None
+        if not 0 <= value <= items[item]:
+            raise GradebookError(f"{where}: points {value:g} outside 0..{items[item]:g} for {x} {item}")
+        if (student, x, item) in seen:
+            raise GradebookError(f"{where}: {student} {x} {item} entered twice")
+        seen.add((student, x, item))
+        e.score = round(e.score + value, 6)
+        e.pending = round(e.pending - items[item], 6)
+        e.verdict = ("fail" if e.veto or e.score + e.pending < _pass_score(e)
+                     else "pending" if e.pending > 0 else "pass")
+        applied += 1
+    return applied
+
+
+def write_course_gradebook(folders: list[Path], out: Path, order: list[str] | None = None,
+                           manual: list[Path] = ()) -> int:
+    """Write the merged CSV (with the TA's manual scores added, if given); returns the number of students."""
     exercises, table = merge(folders, order)
+    for m in manual:
+        apply_manual(table, m)
     head = ["student"] + [f"{x} {f}" for x in exercises for f in FIELDS] + ["total", "total_max"]
     with open(out, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, quoting=csv.QUOTE_ALL)   # a separator or formula inside a cell stays text in it
         w.writerow(head)
         for student in sorted(table):
             row = table[student]

@@ -1,4 +1,12 @@
-"""Free-text items (the explanation point, Q1–Q3): tests tagged manual, score 0 pending, rubric attached."""
+"""Free-text items (the explanation point, Q1–Q3): tests tagged manual, score 0 pending.
+
+What a student may read of the rubric is decided here, per item: results.json (which students read once grades
+are published) carries the question and how points are given in general (the criteria), never the model
+answer — the rubric's ``elements``, ``scoring`` and ``notes`` name it. Those go to the instructor only
+(``TestResult.detail`` → ``_instructor/<submission>.json``). An instructor who wants students to read the model
+answers after publishing sets ``rubric_visibility = "full"`` in the exercise's config.toml (default
+``"criteria"``).
+"""
 from __future__ import annotations
 
 from .results import TestResult
@@ -24,6 +32,17 @@ def rubric_text(item: ManualItem) -> str:
     return "\n".join(parts)
 
 
+RUBRIC_VISIBILITY = ("criteria", "full")
+CRITERIA = "按因果链给分（原因 → 机制 → 结果），不按术语给分；参考答案在成绩公布后由老师讲解。"
+
+
+def criteria_text(item: ManualItem) -> str:
+    """What every student may read of an item's rubric: its question and the general criteria."""
+    r = item.rubric or {}
+    parts = [f"题目：{r['question']}"] if r.get("question") else []
+    return "\n".join(parts + [f"评分方式：{CRITERIA}"])
+
+
 def manual_tests(ex: Exercise, sub: Submission) -> list[TestResult]:
     out = []
     for item in ex.manual:
@@ -40,8 +59,10 @@ def manual_tests(ex: Exercise, sub: Submission) -> list[TestResult]:
             answer = text if len(text) <= MAX_ANSWER_CHARS else text[:MAX_ANSWER_CHARS] + "…（已截断）"
         output = f"待人工评分（{item.points:g} 分）。\n\n学生作答：\n{answer}"
         rub = rubric_text(item)
+        full = ex.config.get("rubric_visibility", "criteria") == "full"
         if rub:
-            output += f"\n\n评分标准：\n{rub}"
+            output += f"\n\n评分标准：\n{rub if full else criteria_text(item)}"
         out.append(TestResult(f"manual_{item.id}", item.name, 0, item.points, "pending", output,
-                              ["manual", "pending"], ex.config.get("manual_visibility", "after_published")))
+                              ["manual", "pending"], ex.config.get("manual_visibility", "after_published"),
+                              detail=f"评分标准（只给老师）：\n{rub}" if rub else ""))
     return out

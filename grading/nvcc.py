@@ -7,9 +7,15 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
+
+# nvcc runs cudafe++, cicc, ptxas as children: a hostile template can keep them busy long after nvcc's own
+# timeout, so nvcc gets its own session (its process group is killed as a whole) and every process in it
+# inherits limits on CPU seconds and address space
+MEMORY_LIMIT_BYTES = 4 << 30
 
 
 @dataclass(frozen=True)
@@ -45,11 +51,8 @@ def nvcc_compile(source: str, *, display_name: str = "submission.cu", timeout_s:
         with open(src, "w", encoding="utf-8") as f:
             f.write(source)
         t0 = time.perf_counter()
-        try:
-            proc = subprocess.run([nvcc, "-std=c++17", "-c", src, "-o", os.path.join(tmp, "out.o")],
-                                  capture_output=True, text=True, timeout=timeout_s, cwd=tmp,
-                                  errors="replace")
-        except subprocess.TimeoutExpired:
+        proc = run_in_own_group([nvcc, "-std=c++17", "-c", src, "-o", os.path.join(tmp, "out.o")], tmp, timeout_s)
+        if proc is None:
             res = NvccResult("timeout", f"nvcc 在 {timeout_s:g} 秒内没有编译完，跳过编译检查。", timeout_s)
             _CACHE[key] = res
             return res
@@ -63,3 +66,34 @@ def nvcc_compile(source: str, *, display_name: str = "submission.cu", timeout_s:
         res = NvccResult("failed", f"nvcc -std=c++17 -c 编译失败：\n{shown}", dt)
     _CACHE[key] = res
     return res
+
+
+def _limits(cpu_s: float) -> None:                # runs in the child, before exec
+    import resource
+    cpu = max(1, int(cpu_s) + 1)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+
+
+def run_in_own_group(argv: list[str], cwd: str, timeout_s: float) -> subprocess.CompletedProcess | None:
+    """Run ``argv`` in a new session under CPU and memory limits; on timeout kill its whole process group
+    (nvcc's children included) and return None. The group is killed after a normal exit too, so nothing it
+    started outlives it."""
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            errors="replace", start_new_session=True, preexec_fn=lambda: _limits(timeout_s))
+    try:
+        out, err = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc.pid)
+        proc.communicate()
+        return None
+    finally:
+        _kill_group(proc.pid)
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

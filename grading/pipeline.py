@@ -1,7 +1,10 @@
-"""Grading one submission: an ordered list of small steps over a GradeState.
+"""The steps of grading one submission, each small, over a GradeState, and ``run_public`` (the public steps
+the check cell runs).
 
-extract → conformance → nvcc → compile on labsim → public checks → hidden checks → receipts → vetoes →
-manual items. Grading takes only the blank from the submission; everything else comes from the template.
+extract → conformance → nvcc → compile on labsim → public checks → hidden checks → (receipts: grading.grade)
+→ vetoes → manual items. Grading takes only the blank from the submission; everything else comes from the
+template. The layers: this module, then the check cell's report over it (grading.checkcell), then
+``grade_submission`` on top (grading.grade), so nothing here imports either.
 """
 from __future__ import annotations
 
@@ -17,17 +20,15 @@ from . import sim
 from .checks import CheckSpec, Outcome
 from .conformance import check_conformance
 from .context import RunContext
-from .numbering import Numbering
 from .nvcc import nvcc_compile
-from .receipt import ReceiptCheck, make_receipt, saved_check, verify
 from .results import SubmissionResult, TestResult
 from .sim import LabsimError, SimUnavailable
-from .source import Submission, load_submission
+from .source import Submission
 from .spec import Exercise
 from .state import GradeState, Options
 from .vetoes import GENERIC_RULES, run_rules
 
-__all__ = ["GradeState", "Options", "grade_submission", "run_public", "blocked_result", "case_seed"]
+__all__ = ["GradeState", "Options", "run_public", "case_seed"]
 
 
 def case_seed(secret: str, exercise: str, name: str) -> int:
@@ -60,7 +61,7 @@ def step_conformance(st: GradeState) -> None:
     conf = check_conformance(ex.template, numbering.source(st.submission.source), blank=ex.blank, names=ex.names,
                              regions=ex.regions, value_range=ex.value_range(), rules=ex.blank_rules)
     st.conformance = conf
-    st.result.blank, st.result.value = conf.blank_text or None, conf.value
+    st.result.blank, st.result.value = conf.blank_shown or None, conf.value
     labels = ex.region_labels
     edits = [e.describe(labels, numbering.offset) for e in conf.edits]
     if conf.problem:
@@ -72,7 +73,7 @@ def step_conformance(st: GradeState) -> None:
                                           out, ["conformance", *(["manual", "pending"] if st.review else [])]))
         return
     st.graded_source = ex.fill(conf.blank_text)
-    shown = _clip(conf.blank_text)
+    shown = _clip(conf.blank_shown)
     if edits:
         out = (f"练习规则是只修改 `{ex.blank}` 处。这些改动不会被评分，评分用模板原样的其余代码加上你的填空 "
                f"`{shown}`：\n- " + "\n- ".join(edits))
@@ -98,6 +99,23 @@ def step_nvcc(st: GradeState) -> None:
         st.blocked = "nvcc 编译失败，见“nvcc -std=c++17 -c 编译”一项。"
 
 
+MEMO_PROGRAMS = 32
+
+
+def _compiled(ex: Exercise, source: str) -> Any:
+    """The graded source compiled on labsim, once per distinct source and process (the exercise's cache):
+    students who hand in the same blank share one compile, and its runs (grading.context.run_exercise)."""
+    from collections import OrderedDict
+    memo = ex.cache.setdefault("programs", OrderedDict())
+    key = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+    if key not in memo:
+        memo[key] = sim.compile_source(source, ex.target_name)
+        while len(memo) > MEMO_PROGRAMS:
+            memo.popitem(last=False)
+    memo.move_to_end(key)
+    return memo[key]
+
+
 def step_compile(st: GradeState) -> None:
     if st.blocked:
         return
@@ -106,9 +124,9 @@ def step_compile(st: GradeState) -> None:
         # nested or exotic (sizeof, casts) expression that only the evaluator needs to understand
         value = st.result.value
         source = st.exercise.fill(str(value)) if value is not None else st.graded_source
-        st.program = sim.compile_source(source, st.exercise.target_name)
+        st.program = _compiled(st.exercise, source)
     except LabsimError as e:
-        st.blocked = f"labsim 无法编译这份代码：{st.submission.numbering.error(e)}"
+        st.blocked = f"labsim 无法编译这份代码。labsim 的报错原文是“{st.submission.numbering.error(e)}”。"
         st.result.problem = st.blocked
     except SimUnavailable:
         st.blocked = "这个环境里没有 labsim.cuda（CUDA C 前端），检查无法运行：请联系老师（不是你的问题）。"
@@ -125,7 +143,7 @@ def _run_checks(st: GradeState, specs: list[CheckSpec], ctx: RunContext | None, 
                                   [*tags, "manual", "pending"], vis, hidden))
             continue
         if ctx is None:
-            out.append(TestResult(spec.id, spec.name, 0, spec.points, "failed", f"未运行：{st.blocked}",
+            out.append(TestResult(spec.id, spec.name, 0, spec.points, "failed", f"未运行。{st.blocked}",
                                   tags, vis, hidden))
             continue
         looked = ctx.looked
@@ -163,8 +181,10 @@ def step_public(st: GradeState) -> None:
     if not st.blocked:
         ctx = _context(st, st.exercise.public_module.cases())
         st.public_ctx = ctx
+    before = len(st.result.notes)
     tests = _run_checks(st, st.exercise.public_checks, ctx, hidden=False)
     st.result.tests.extend(tests)
+    st.public_notes = st.result.notes[before:]          # what the check cell prints as notes (grading.checkcell)
 
 
 def step_hidden(st: GradeState) -> None:
@@ -203,35 +223,6 @@ def step_gpu(st: GradeState) -> None:
         st.result.instructor["gpu_disagreements"] = rec["disagreements"]
 
 
-def step_receipt(st: GradeState) -> None:
-    sub = st.submission
-    if sub.kind != "ipynb" or sub.source is None:
-        return
-    ex = st.exercise
-    saved = saved_check(sub.outputs, sub.output_roles, ex.id, sub.exercise_output)
-    fresh, expected, again = [], make_receipt(ex.id, sub.source, [], ex.fingerprint()), None
-    if saved is not None and saved.receipt is not None:
-        from .public import rerun                  # the re-run the saved output is compared with
-        # in the line numbering the saved output says it used (the notebook cell's, or the file's when the
-        # check ran from a terminal); any other change to it is an edit like any other
-        said = next((n for n in map(Numbering.parse, saved.lines, [ex.target_name] * len(saved.lines)) if n), None)
-        again = rerun(sub.source, ex, said or sub.numbering)
-        fresh = again.body_lines()
-        expected = make_receipt(ex.id, sub.source, fresh, ex.fingerprint())
-    st.receipt = verify(saved, expected, fresh)
-    if st.receipt.status == "ok" and again is not None and saved.cell < len(sub.outputs_html):
-        from .checkview import bound_html          # the HTML view a notebook shows is bound like the text
-        views = sub.outputs_html[saved.cell]
-        if any(bound_html(v) != bound_html(again.html()) for v in views):
-            st.receipt = ReceiptCheck("edited", f"检查单元格（第 {saved.cell + 1} 个代码单元格）保存的网页视图（HTML）"
-                                                "与这份代码重新运行的结果不一致：输出在运行之后被改动过。")
-    st.result.instructor["receipt"] = st.receipt.status
-    if st.receipt.needs_rerun:
-        st.result.instructor["needs_rerun"] = True
-    if st.receipt.status != "none":
-        st.result.notes.append(st.receipt.message)
-
-
 def step_numbering(st: GradeState) -> None:
     """A notebook's feedback counts lines as its exercise cell shows them: say so (a .cu keeps its own)."""
     n = st.submission.numbering
@@ -248,33 +239,6 @@ def step_manual(st: GradeState) -> None:
     st.result.tests.extend(manual_tests(st.exercise, st.submission))
 
 
-STEPS: list[Callable[[GradeState], None]] = [
-    step_extract, step_conformance, step_nvcc, step_compile, step_public, step_hidden, step_gpu, step_receipt,
-    step_numbering, step_vetoes, step_manual,
-]
-
-
-def grade_submission(target: Path | Submission, exercise: Exercise, *, name: str | None = None,
-                     options: Options | None = None) -> SubmissionResult:
-    """Grade one submission; a bad submission gives a graded result, never an exception."""
-    t0 = time.perf_counter()
-    options = options or Options()
-    sub = target if isinstance(target, Submission) else load_submission(Path(target), exercise, name)
-    result = SubmissionResult(sub.name, exercise.id, sub.kind, pass_score=float(exercise.config["pass_score"]))
-    st = GradeState(exercise, sub, options, result)
-    for step in STEPS:
-        try:
-            step(st)
-        except Exception:
-            tb = traceback.format_exc()
-            result.instructor.setdefault("internal_errors", []).append(tb)
-            result.notes.append(f"评分程序内部错误（{step.__name__}），不是你的问题，已通知老师。")
-            if not st.blocked:
-                st.blocked = "评分程序内部错误。"
-    result.seconds = time.perf_counter() - t0
-    return result
-
-
 PUBLIC_STEPS: list[Callable[[GradeState], None]] = [step_extract, step_conformance, step_compile, step_public]
 
 
@@ -287,17 +251,3 @@ def run_public(sub: Submission, exercise: Exercise) -> GradeState:
     return st
 
 
-def blocked_result(target: Path | Submission, exercise: Exercise, message: str, *, name: str | None = None,
-                   options: Options | None = None) -> SubmissionResult:
-    """A graded result for a submission whose checks could not run (timeout, crashed worker)."""
-    options = options or Options()
-    try:
-        sub = target if isinstance(target, Submission) else load_submission(Path(target), exercise, name)
-    except Exception:
-        sub = Submission(name or Path(str(target)).stem, None, "none")
-    result = SubmissionResult(sub.name, exercise.id, sub.kind, problem=message,
-                              pass_score=float(exercise.config["pass_score"]))
-    st = GradeState(exercise, sub, options, result, blocked=message)
-    for step in (step_public, step_hidden, step_manual):
-        step(st)
-    return result

@@ -17,9 +17,12 @@ Verdicts (``ReceiptCheck.status``):
 - ``stale_code``: the receipt's code is not the submitted code (edited after running), at any version;
 - ``edited``: the saved output differs from what it printed (its hash) or from the re-run (same version),
   or its receipt line is missing or malformed; the message names the first line that differs;
-- ``recheck``: made under another model or tool version: the lines cannot be compared with this version's
-  re-run, the code and the output's own hash still are; never vetoed for the version alone, never counted
-  as verified: it needs a re-run (grading uses the grader's own run in every case).
+- ``recheck``: made under another released model or tool version (grading/releases.toml), or in an earlier
+  receipt format (format 1: ``code=… result=… tool=… sig=…``, its signature checked): the counters cannot be
+  compared with this version's re-run, but what does not depend on the counting model still is — the blank,
+  and each public check's pass/fail — and the code and the output's own hash; never vetoed for the version or
+  format alone, never counted as verified (grading uses the grader's own run in every case). A version that
+  no release wrote (``tool=deadbeef``) is ``edited``.
 """
 from __future__ import annotations
 
@@ -33,12 +36,51 @@ PREFIX = "运行凭据 receipt"
 TITLE = "公开检查："
 _RX = re.compile(r"receipt (?P<ex>[\w-]+) model=(?P<model>[\w.+-]{1,32}) tool=(?P<tool>[0-9a-f]{8}) "
                  r"code=(?P<code>[0-9a-f]{12}) out=(?P<out>[0-9a-f]{12})\s*$")
+# format 1 (the first release): the public checks' outcomes hashed, signed with a shipped key
+_RX1 = re.compile(r"receipt (?P<ex>[\w-]+) code=(?P<code>[0-9a-f]{12}) result=(?P<result>[0-9a-f]{12}) "
+                  r"tool=(?P<tool>[0-9a-f]{12}) sig=(?P<sig>[0-9a-f]{8})\s*$")
+FORMAT1 = "format1"          # the model field of a format-1 receipt (it had none)
 FLAGGED = ("stale_code", "edited")
 NO_CODE = "0" * 12           # the check found no file to run: its output claims no result
 
 
 def _h(text: str, n: int) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:n]
+
+
+def released() -> tuple[set[str], dict[str, set[str]]]:
+    """(counting models, exercise -> tool hashes) that released versions of the check wrote."""
+    import tomllib
+    from pathlib import Path
+    try:
+        data = tomllib.loads((Path(__file__).with_name("releases.toml")).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set(), {}
+    return ({str(m) for m in data.get("models", [])},
+            {k: {str(t) for t in v} for k, v in data.get("tools", {}).items()})
+
+
+def record_release(model: str, tools: dict[str, str]) -> list[str]:
+    """Add ``model`` and each exercise's tool hash to releases.toml (keeping its comments); returns what was
+    added ("model 3", "lesson08 1a2b3c4d")."""
+    from pathlib import Path
+    path = Path(__file__).with_name("releases.toml")
+    text = path.read_text(encoding="utf-8")
+    models, known = released()
+    added = []
+    if model not in models:
+        text = re.sub(r"(?m)^models = \[(.*)\]", lambda m: f'models = [{m.group(1)}, "{model}"]', text, count=1)
+        added.append(f"model {model}")
+    for ex, tool in sorted(tools.items()):
+        if tool in known.get(ex, set()):
+            continue
+        if re.search(rf"(?m)^{re.escape(ex)} = \[", text):
+            text = re.sub(rf"(?m)^({re.escape(ex)} = \[.*)\]", lambda m: f'{m.group(1)}, "{tool}"]', text, count=1)
+        else:
+            text = text.rstrip("\n") + f'\n{ex} = ["{tool}"]\n'
+        added.append(f"{ex} {tool}")
+    path.write_text(text, encoding="utf-8")
+    return added
 
 
 def model_version() -> str:
@@ -109,17 +151,18 @@ class SavedCheck:
 
 
 def saved_check(outputs: list[str], roles: list[str | None], exercise: str,
-                exercise_cell: int | None) -> SavedCheck | None:
+                exercise_cell: int | None, calls: list[bool] | None = None) -> SavedCheck | None:
     """The check cell's saved output: the last cell tagged ``check`` after the exercise cell (or, in an
-    untagged notebook, the last cell whose output holds this exercise's check title); None when it has no
-    saved check output."""
+    untagged notebook, the last cell that calls ``check(`` and whose output holds this exercise's check title:
+    an old report printed by a scratch cell is not the check); None when it has no saved check output."""
     after = exercise_cell if exercise_cell is not None else -1
     tagged = [i for i, r in enumerate(roles) if r == "check" and i > after]
     title = f"{exercise} {TITLE}"
     if tagged:
         index = tagged[-1]
     else:
-        with_title = [i for i, text in enumerate(outputs) if i > after and title in text]
+        with_title = [i for i, text in enumerate(outputs) if i > after and title in text
+                      and (calls is None or (i < len(calls) and calls[i]))]
         if not with_title:
             return None
         index = with_title[-1]
@@ -132,11 +175,64 @@ def saved_check(outputs: list[str], roles: list[str | None], exercise: str,
         if PREFIX in ln or "receipt " + exercise in ln:
             raw = ln.strip()
             m = _RX.search(ln)
+            m1 = _RX1.search(ln)
             if m and m.group("ex") == exercise:
                 receipt = Receipt(m.group("ex"), m.group("model"), m.group("tool"), m.group("code"), m.group("out"))
+            elif m1 and m1.group("ex") == exercise and m1.group("sig") == _sig1(*m1.group("ex", "code", "result", "tool")):
+                # no hash of the printed lines: they are compared with the re-run where the model cannot matter
+                receipt = Receipt(exercise, FORMAT1, m1.group("tool"), m1.group("code"), out_hash(body))
             break
         body.append(ln)
     return SavedCheck(index, body, receipt, raw)
+
+
+def _sig1(*parts: str) -> str:
+    """Format 1's signature (the first release shipped the algorithm; it only tells a typo from a receipt)."""
+    return hashlib.sha256(("receipt|" + "|".join(parts)).encode()).hexdigest()[:8]
+
+
+_CHECK_LINE = re.compile(r"^\s+(?P<mark>[✓✗✅❌]) (?P<name>[^：]+)：")
+
+
+def model_free(lines: list[str]) -> tuple[str | None, dict[str, bool], str | None]:
+    """What a check's printed lines say that no counting model or check version changes: the blank (its
+    tokens, without spacing or comments), each public check's pass/fail by name, and the verdict's count
+    ("3/3")."""
+    from .ctokens import tokenize
+    blank = verdict = None
+    checks: dict[str, bool] = {}
+    for ln in lines:
+        if verdict is None and ln.startswith("结论："):
+            m = re.search(r"(\d+)/(\d+)", ln)
+            verdict = m.group(0) if m else ln[len("结论："):].strip()[:40]
+        if blank is None and ln.startswith("填空："):
+            text = ln[len("填空："):]
+            text = re.sub(r" = -?\d+$", "", text)
+            blank = " ".join(t.text for t in tokenize(text))
+        m = _CHECK_LINE.match(ln)
+        if m:
+            checks[m.group("name").strip()] = m.group("mark") in "✓✅"
+    return blank, checks, verdict
+
+
+def compare_model_free(saved: list[str], fresh: list[str]) -> str | None:
+    """The first model-independent difference between a saved check output and the grader's re-run (Chinese),
+    or None. Checks are compared by name where both name them, else by how many passed."""
+    sb, sc, sv = model_free(saved)
+    fb, fc, fv = model_free(fresh)
+    if sb != fb:
+        return f"保存的输出里的填空（{_clip(sb or '（无）', 40)}）不是提交的代码里的填空（{_clip(fb or '（无）', 40)}）"
+    if sv != fv and sv is not None and fv is not None and "/" in sv + fv:
+        return f"保存的输出的结论是通过 {sv}，这份代码重新运行是 {fv}"
+    common = [n for n in sc if n in fc]
+    for n in common:
+        if sc[n] != fc[n]:
+            said, is_ = ("通过", "没有通过") if sc[n] else ("没有通过", "通过")
+            return f"保存的输出说“{_clip(n, 40)}”{said}，这份代码重新运行{is_}"
+    if not common and (sum(sc.values()), len(sc)) != (sum(fc.values()), len(fc)):
+        return (f"保存的输出说公开检查通过 {sum(sc.values())}/{len(sc)}，这份代码重新运行通过 "
+                f"{sum(fc.values())}/{len(fc)}")
+    return None
 
 
 @dataclass
@@ -203,9 +299,24 @@ def verify(saved: SavedCheck | None, expected: Receipt, fresh: list[str]) -> Rec
         if claimed is not None and current is not None and claimed > current:
             return ReceiptCheck("edited", f"{where}的运行凭据声称来自计数模型 {r.model}，比评分用的 {expected.model} "
                                           "还新：凭据被改动过。")
-        return ReceiptCheck("recheck", f"{where}的运行凭据来自另一版计数模型或检查（model={_clip(r.model, 20)}，"
-                                       f"评分用 model={expected.model}），无法逐行核对：代码一致，没有因此扣分；"
-                                       "评分以重新运行的结果为准。请重新运行检查单元格后保存，让输出可以核对。")
+        models, tools = released()
+        if r.model != FORMAT1:
+            base, _, mode = r.model.partition("+")          # "2+sass": model 2 counted in SASS mode
+            if r.model != expected.model and (base not in models or mode not in ("", "sass", "source-rules")):
+                return ReceiptCheck("edited", f"{where}的运行凭据声称来自计数模型 {_clip(r.model, 20)}，"
+                                              "没有哪个发布的版本用过它：凭据被改动过。")
+            if r.tool != expected.tool and r.tool not in tools.get(r.exercise, set()):
+                return ReceiptCheck("edited", f"{where}的运行凭据声称来自检查版本 {_clip(r.tool, 20)}，"
+                                              "没有哪个发布的版本是它：凭据被改动过。")
+        differs = compare_model_free(saved.lines, fresh)
+        if differs:
+            return ReceiptCheck("edited", f"{where}保存的输出与这份代码重新运行的结果不一致（与计数模型无关的部分）："
+                                          f"{differs}。")
+        version = "较早格式的运行凭据" if r.model == FORMAT1 else (
+            f"另一版计数模型或检查（model={_clip(r.model, 20)}，评分用 model={expected.model}）的运行凭据")
+        return ReceiptCheck("recheck", f"{where}是{version}，计数器无法逐行核对；代码、填空和每项公开检查的"
+                                       "通过与否都与重新运行一致，没有因此扣分，评分以重新运行的结果为准。"
+                                       "请重新运行检查单元格后保存，让输出可以逐行核对。")
     k = _first_difference(saved.lines, fresh)
     if k is not None:
         shown = _clip(saved.lines[k]) if k < len(saved.lines) else "（缺少这一行）"

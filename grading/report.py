@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from .results import VERDICT_LABELS, SubmissionResult, auto_tests, summary_text
+from .results import VERDICT_LABELS, SubmissionResult, auto_tests, mark, summary_text
 
 __all__ = ["summary_text", "feedback_markdown", "write_submission", "write_gradebook"]
 
@@ -20,13 +20,19 @@ def _md_plain(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
 
 
+def _code_inert(text: str) -> str:
+    """Code inside <code>: Markdown still parses there (a raw-HTML element does not stop it), so its syntax
+    characters become entities: ``[x](javascript:...)`` stays text, not a link."""
+    return re.sub(r"[\\`*_\[\]|#~!()]", lambda m: f"&#{ord(m.group(0))};", html.escape(text, quote=False))
+
+
 def md_inline(text: str) -> str:
     """Text that may hold a student's characters, made inert for Markdown: our `code spans` become
     <code> elements with escaped content, everything else has HTML and Markdown syntax escaped, so no
     string in a blank or a file name can open raw HTML or break out of a code span."""
     out, pos = [], 0
     for m in _CODE_SPAN.finditer(text):
-        out += [_md_plain(text[pos:m.start()]), f"<code>{html.escape(m.group(1), quote=False)}</code>"]
+        out += [_md_plain(text[pos:m.start()]), f"<code>{_code_inert(m.group(1))}</code>"]
         pos = m.end()
     out.append(_md_plain(text[pos:]))
     return "".join(out)
@@ -44,9 +50,8 @@ def feedback_markdown(res: SubmissionResult) -> str:
         out += ["## 一票否决", ""] + [f"- **{v.title}**：{md_inline(v.reason)}" for v in res.vetoes] + [""]
     out += ["## 检查", "", "| 项目 | 得分 | 结果 | 说明 |", "| --- | --- | --- | --- |"]
     for t in auto_tests(res.tests):
-        mark = "✅" if t.status == "passed" else "❌"
         text = "<br>".join(md_inline(line) for line in t.output.split("\n"))
-        out.append(f"| {md_inline(t.name)} | {t.score:g}/{t.max_score:g} | {mark} | {text} |")
+        out.append(f"| {md_inline(t.name)} | {t.score:g}/{t.max_score:g} | {mark(t.status == 'passed')} | {text} |")
     out.append("")
     if res.notes:
         out += ["## 说明", ""] + [f"- {md_inline(n)}" for n in res.notes] + [""]
@@ -96,14 +101,14 @@ def write_gradebook(results: list[SubmissionResult], path: Path) -> None:
     head = ["submission", "source", "score", "max_score", "pending_manual", "verdict", "veto", "blank", "value",
             *test_ids, "receipt", "problem", "seconds"]
     with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, quoting=csv.QUOTE_ALL)   # a separator or formula inside a cell stays text in it
         w.writerow(head)
         for r in results:
             # points where a test carries points; passed/failed for the 0-point gates (conformance, nvcc, public)
             by_id = {t.id: ("pending" if t.status == "pending" else f"{t.score:g}" if t.max_score else t.status)
                      for t in r.tests}
             w.writerow([csv_cell(r.name), r.source_kind, f"{r.score:g}", f"{r.max_score:g}", f"{r.pending_max:g}",
-                        r.verdict, ";".join(v.id for v in r.vetoes), csv_cell(r.blank),
+                        r.verdict, csv_cell(";".join(v.id for v in r.vetoes)), csv_cell(r.blank),
                         "" if r.value is None else r.value, *[by_id.get(i, "") for i in test_ids],
                         _receipt_cell(r), csv_cell((r.problem or "").replace("\n", " ")), f"{r.seconds:.2f}"])
 

@@ -1,10 +1,28 @@
 """Result dataclasses and their Gradescope form (results.json schema)."""
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 GRADESCOPE_VISIBILITY = ("hidden", "after_due_date", "after_published", "visible")
+
+# pass/fail marks every report uses: in DejaVu Sans and the CJK fonts a page falls back to, unlike the emoji
+# ✅/❌ (empty boxes without an emoji font); older saved outputs used those, so readers accept both
+PASS_MARK, FAIL_MARK = "✓", "✗"
+PASS_MARKS, FAIL_MARKS = ("✓", "✅"), ("✗", "❌")
+
+_CODE_SPAN = re.compile(r"`([^`\n]{1,400})`")
+
+
+def mark(passed: bool) -> str:
+    return PASS_MARK if passed else FAIL_MARK
+
+
+def plain(text: str) -> str:
+    """A message as plain text shows it: a `code span` (Markdown, for feedback.md) becomes “code”, so no
+    literal backtick reaches the check cell or results.json."""
+    return _CODE_SPAN.sub(lambda m: f"“{m.group(1)}”", text)
 
 
 @dataclass
@@ -29,7 +47,7 @@ class TestResult:
 
     def to_gradescope(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name, "score": self.score, "max_score": self.max_score,
-                             "output": self.output, "tags": list(self.tags), "visibility": self.visibility}
+                             "output": plain(self.output), "tags": list(self.tags), "visibility": self.visibility}
         # Gradescope knows only passed/failed; a pending manual item is neither, so it carries no status
         # and says "pending" in its tags instead.
         if self.status in ("passed", "failed"):
@@ -94,15 +112,19 @@ class SubmissionResult:
             "score": self.score,
             "max_score": self.max_score,
             "execution_time": round(self.seconds, 3),
-            "output": summary_text(self),
+            "output": plain(summary_text(self)),
             "visibility": "visible",
             "tests": [t.to_gradescope() for t in self.tests],
             "extra_data": {
                 "exercise": self.exercise,
                 "submission": self.name,
                 "verdict": self.verdict,
-                "veto": [asdict(v) for v in self.vetoes],
+                "veto": [{**asdict(v), "reason": plain(v.reason)} for v in self.vetoes],
                 "pending_manual_points": self.pending_max,
+                "pass_score": self.pass_score,
+                # manual item id -> its points: what a TA's manual-scores CSV may fill (grading.gradebook)
+                "manual_items": {t.id.removeprefix("manual_"): t.max_score for t in self.tests
+                                 if "manual" in t.tags},
                 "blank": self.blank,
                 "labsim": _labsim_counting(),
             },

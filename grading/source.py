@@ -20,8 +20,10 @@ ARCHIVE_SUFFIXES = (".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar")
 # What operating systems and editors leave in a folder; never graded, never reported as the student's work.
 JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini", "__MACOSX", ".ipynb_checkpoints", "__pycache__",
                         ".git", ".Trashes", ".Spotlight-V100", ".fseventsd"})
-MAX_FOLDER_ENTRIES = 2000      # a student folder is a handful of files; more is not looked at
-MAX_FOLDER_DEPTH = 8
+MAX_FOLDER_ENTRIES = 2000      # a student folder is a handful of files; more is not looked at (and said so)
+MAX_FOLDER_DEPTH = 8           # deeper folders are listed as not looked at, never dropped silently
+MAX_SUBMISSIONS = 100_000      # entries of a submissions folder (a class); beyond it, a warning names the limit
+MAX_FOLDER_READ_BYTES = 200_000_000   # all files read from one student folder together
 _MAGIC = ((b"PK\x03\x04", "zip"), (b"PK\x05\x06", "zip"), (b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"),
           (b"\xfd7zXZ\x00", "xz"), (b"7z\xbc\xaf\x27\x1c", "7z"), (b"Rar!", "rar"))
 
@@ -41,6 +43,7 @@ class Submission:
     output_roles: list[str | None] = field(default_factory=list)    # each code cell's course_role
     outputs_html: list[list[str]] = field(default_factory=list)     # each code cell's saved text/html outputs
     exercise_output: int | None = None                              # index of the exercise cell in outputs
+    calls_check: list[bool] = field(default_factory=list)           # each code cell's source calls check(
     graded_file: str | None = None                                  # in a folder: the file graded
     notes: list[str] = field(default_factory=list)
     numbering: Numbering = FILE                                     # the line numbers the student sees
@@ -284,9 +287,20 @@ def read_notebook(path: Path, ex: Exercise, name: str | None = None) -> Submissi
     sub.outputs = [_outputs_text(c) for c in code]
     sub.outputs_html = [_outputs_html(c) for c in code]
     sub.output_roles = [cell_role(c) for c in code]
+    sub.calls_check = [_calls_check(c) for c in code]
     sub.exercise_output = next(k for k, c in enumerate(code) if c is cell)
     sub.answers = extract_answers(cells, ex)
     return sub
+
+
+def _calls_check(cell: dict) -> bool:
+    """Whether a code cell's source calls ``check(`` (the check cell; a scratch cell that prints an old report
+    does not)."""
+    try:
+        text = _text_field(cell.get("source", ""), "source")
+    except _Malformed:
+        return False
+    return re.search(r"(?<![\w.])(?:grading\.)?check\s*\(", text) is not None
 
 
 def _outputs_html(cell: dict) -> list[str]:
@@ -487,12 +501,20 @@ def unique_names(found: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
     return out
 
 
-def discover(paths: list[Path], ex: Exercise) -> list[tuple[str, Path]]:
-    """(name, path) for every submission: files directly, and a folder's files and sub-folders."""
+def discover(paths: list[Path], ex: Exercise, warnings: list[str] | None = None,
+             limit: int = MAX_SUBMISSIONS) -> list[tuple[str, Path]]:
+    """(name, path) for every submission: files directly, and a folder's files and sub-folders. No student is
+    dropped silently: a folder with more than ``limit`` entries keeps the first ``limit`` and appends a warning
+    naming the limit to ``warnings`` (the CLI prints them)."""
     found: list[tuple[str, Path]] = []
     for p in paths:
         if _kind_of(p) == "dir":
-            for child in sorted(p.iterdir())[:MAX_FOLDER_ENTRIES]:
+            children = sorted(p.iterdir())
+            if len(children) > limit and warnings is not None:
+                warnings.append(f"{p}: {len(children)} entries, more than the limit of {limit} "
+                                f"(grading.source.MAX_SUBMISSIONS): only the first {limit} are graded; "
+                                "split the folder or raise the limit")
+            for child in children[:limit]:
                 kind = _kind_of(child)
                 if _is_junk(child.name) or (kind == "dir" and child.name.startswith(".")):
                     continue
@@ -536,6 +558,9 @@ def _walk(root: Path) -> tuple[list[Path], list[tuple[str, str]]]:
                     continue
                 if depth + 1 < MAX_FOLDER_DEPTH:
                     stack.append((path, depth + 1))
+                else:
+                    ignored.append((rel + "/", f"文件夹嵌套超过 {MAX_FOLDER_DEPTH} 层，里面的文件没有查看；"
+                                                "请把练习文件放在浅一些的文件夹里"))
             elif kind == "file":
                 files.append(path)
     return files, ignored
@@ -579,19 +604,47 @@ def _load_folder(path: Path, ex: Exercise, name: str) -> Submission:
     files, ignored = _walk(path)
     files = [f for f in files if ".ipynb_checkpoints" not in f.parts]
     readers = {".ipynb": read_notebook, **{s: read_cu for s in CU_SUFFIXES}}
-    tried: list[tuple[str, Submission]] = []
+    # the file is chosen from cheap metadata first (notebooks before code, newest first; hard links to one
+    # file read once), then read one at a time until one holds the exercise: a folder of many notebooks
+    # never has them all parsed and kept, and the bytes read from one folder are capped
+    candidates, seen_inodes = [], set()
     for f in files:
-        reader = readers.get(f.suffix.lower())
         rel = str(f.relative_to(path))
-        if reader is None:
+        if f.suffix.lower() not in readers:
             why = "压缩包，请解压后提交" if f.suffix.lower() in ARCHIVE_SUFFIXES else "不是 .ipynb 或 .cu 文件"
             ignored.append((rel, why))
             continue
-        tried.append((rel, reader(f, ex, name)))
+        try:
+            st = os.lstat(f)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) in seen_inodes:
+            ignored.append((rel, "与另一个文件是同一个文件（硬链接）"))
+            continue
+        seen_inodes.add((st.st_dev, st.st_ino))
+        candidates.append((f.suffix.lower() == ".ipynb", st.st_mtime, str(f), rel, f, st.st_size))
+    candidates.sort(reverse=True)
+    tried: list[tuple[str, Submission]] = []
+    good: list[Submission] = []
+    budget = MAX_FOLDER_READ_BYTES
+    for is_nb, _, _, rel, f, size in candidates:
+        if good:
+            same = is_nb == (good[0].kind == "ipynb")
+            ignored.append((rel, "较旧的版本" if same else "已有笔记本，这个代码文件没有查看"))
+            continue
+        if size > budget:
+            ignored.append((rel, f"这个文件夹读取的文件已超过 {MAX_FOLDER_READ_BYTES // 1_000_000} MB，没有查看"))
+            continue
+        budget -= size
+        sub = readers[f.suffix.lower()](f, ex, name)
+        if sub.problem is None and _related(sub, ex):
+            good.append(sub)
+        else:                     # keep only what the choice below needs: no outputs of a file not graded
+            sub.outputs, sub.outputs_html = [], []
+        tried.append((rel, sub))
     subs = [s for _, s in tried]
-    good = [s for s in subs if s.problem is None and _related(s, ex)]
     if good:
-        chosen = max(good, key=lambda s: (s.kind == "ipynb", _mtime(s.path), str(s.path)))
+        chosen = good[0]
     else:
         order = ([s for s in subs if s.kind == "ipynb" and s.problem_kind not in ("no_exercise_cell", None)] +
                  [s for s in subs if s.kind == "cu" and s.problem is None] +

@@ -173,8 +173,9 @@ class Exercise:
         return h.hexdigest()[:12]
 
 
-# bump when check() prints its lines differently (2: the "行号：" line, lines in the notebook cell's numbering)
-CHECK_OUTPUT_FORMAT = 2
+# bump when check() prints its lines differently (2: the "行号：" line, lines in the notebook cell's numbering;
+# 3: ✓/✗ marks, the blank as written, no backticks)
+CHECK_OUTPUT_FORMAT = 3
 
 
 def roots() -> list[Path]:

@@ -43,6 +43,8 @@ class GradeState:
     hidden_ctx: "RunContext | None" = None
     receipt: "ReceiptCheck | None" = None
     nvcc: "NvccResult | None" = None
+    public_notes: list[str] | None = None     # the notes the public checks added (what the check cell prints)
+    reports: dict = field(default_factory=dict)   # numbering key -> the check cell's report (grading.grade)
 
     def __repr__(self) -> str:
         return f"GradeState({self.exercise.id}, {self.submission.name!r}, blocked={self.blocked!r})"

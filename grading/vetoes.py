@@ -42,7 +42,26 @@ def unrun_output(st: GradeState) -> Veto | None:
     return Veto("unrun_output", "把未运行结果说成实测", st.receipt.message)
 
 
-GENERIC_RULES: list[Rule] = [region_edits, unrun_output]
+def out_of_bounds(st: GradeState) -> Veto | None:
+    """One rule for every exercise (grading/exercises/README.md): an access outside an array in any graded run
+    (public or hidden) is a veto. On a GPU it reads or corrupts other memory with no error, so no count of
+    other shapes that came out right can make the index acceptable. The message names public cases only."""
+    ctxs = [c for c in (st.public_ctx, st.hidden_ctx) if c is not None]
+    runs = [r for c in ctxs for r in c._runs.values()]          # what the checks ran (not a new run)
+    bad = [r for r in runs if r.error_kind == "oob"]
+    if not bad:
+        return None
+    public = [r for r in bad if st.public_ctx is not None and r in st.public_ctx._runs.values()]
+    hidden = len({r.case.id for r in bad if r not in public})
+    where = "、".join(dict.fromkeys(r.case.shape_text("×") for r in public))
+    parts = ([f"公开用例 {where}"] if public else []) + ([f"{hidden} 个隐藏用例"] if hidden else [])
+    said = " 和 ".join(parts)
+    return Veto("out_of_bounds", "越界访问",
+                f"{said}{' ' if said[-1:].isascii() else ''}的运行访问了数组之外的内存。在 GPU 上这会读到或改坏别的数据而不报错，"
+                "所以无论其它形状的结果如何，越界访问都是一票否决。")
+
+
+GENERIC_RULES: list[Rule] = [region_edits, unrun_output, out_of_bounds]
 
 
 def run_rules(st: GradeState, rules: list[Rule]) -> list[Veto]:

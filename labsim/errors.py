@@ -53,6 +53,10 @@ class StepBudgetError(LabsimError):
     """The step budget ran out (an endless loop, or a kernel far too long for the lab)."""
 
 
+class WorkBudgetError(LabsimError):
+    """A launch asks for more work (threads x steps) than labsim's work limit (labsim.budget)."""
+
+
 class UnsupportedError(LabsimError):
     """A construct or type labsim does not model."""
 

@@ -36,8 +36,3 @@ def report(stats: Stats) -> dict:
             "warnings": sum(g["hazards"] for g in groups if g["severity"] == "warning"),
             "groups": groups}
 
-
-def summary_line(stats: Stats) -> str:
-    """racecheck's last line, for labsim's count: 'RACECHECK SUMMARY: N hazards (E errors, W warnings)'."""
-    r = report(stats)
-    return f"RACECHECK SUMMARY: {r['errors'] + r['warnings']} hazards ({r['errors']} errors, {r['warnings']} warnings)"

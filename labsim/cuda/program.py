@@ -17,6 +17,7 @@ from tree_sitter import Language, Parser
 
 from .. import launch as _engine_launch
 from ..errors import KernelError, LabsimError, StepBudgetError
+from ..budget import steps_within_budget
 from ..launch import check_launch_size
 from . import ctype as ct
 from . import sass
@@ -194,6 +195,7 @@ class Program:
              memory_limit=None, counting: str | None = None, analysis: dict | None = None) -> Result:
         self._check_size(code, grid, block, dynamic_smem, memory_limit)
         steps = DEFAULT_MAX_STEPS if max_steps is None else int(max_steps)
+        steps = steps_within_budget(_threads(grid, block), steps, kernel=code.name, file=self.filename)
         file = self.filename
         shared, coords, body, nslots, njm = code.shared, code.coords, code.body, code.nslots, code.njm
         slots = code.param_slots
@@ -404,6 +406,19 @@ class Program:
                 c.v[s] = v
             code.body(c)
         return results
+
+
+def _threads(grid, block) -> int:
+    """Threads of a launch (malformed dimensions count as 1: the engine reports them)."""
+    out = 1
+    for d in (grid, block):
+        try:
+            vals = [int(d)] if isinstance(d, (int, np.integer)) else [int(x) for x in d]
+        except (TypeError, ValueError):
+            vals = [1]
+        for x in vals:
+            out *= max(x, 1)
+    return out
 
 
 class _HostBlock(HostBlock):

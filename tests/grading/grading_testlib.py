@@ -80,6 +80,20 @@ def assert_expected(ex, res, exp: dict, head: dict) -> None:
     assert status.get("conformance") == (None if conformance == "none" else conformance)
     for n in exp.get("notes", []):
         assert any(n in note for note in res.notes), res.notes
+    # what the student reads must be true of this submission: phrases it must say, and phrases it must not
+    visible = student_visible(res)
+    # every corpus file: no literal backtick in the plain-text results.json, no "0 个从未写入", no chained
+    # colons in a message we wrote (a quoted labsim error may hold its own)
+    plain = json.dumps(res.to_gradescope(), ensure_ascii=False)
+    assert "`" not in plain.replace(json.dumps(res.blank or "", ensure_ascii=False)[1:-1], ""), plain
+    assert "（其中 0 个从未写入）" not in visible
+    for t in res.tests:
+        ours = t.output.split("labsim 的报错原文是")[0].split("\n")[0]
+        assert ours.count("：") <= 2, t.output
+    for m in exp.get("messages", []):
+        assert m in visible, (m, [v.reason for v in res.vetoes])
+    for m in exp.get("absent", []):
+        assert m not in visible, (m, [v.reason for v in res.vetoes])
     assert res.max_score == head["max_score"] and res.pending_max == head["pending"]
     points = {c.id: c.points for c in ex.public_checks + ex.hidden_checks}
     expected_score = sum(p for c, p in points.items() if c not in want_failed)
@@ -88,6 +102,12 @@ def assert_expected(ex, res, exp: dict, head: dict) -> None:
     assert res.verdict == ("fail" if exp.get("vetoes") or expected_score + head["pending"] < pass_score
                            else "pending" if head["pending"] else "pass")
     validate_gradescope(res.to_gradescope())
+
+
+def student_visible(res) -> str:
+    """Everything a student reads of a graded result: results.json and feedback.md."""
+    from grading.report import feedback_markdown
+    return json.dumps(res.to_gradescope(), ensure_ascii=False) + "\n" + feedback_markdown(res)
 
 
 def validate_gradescope(d: dict) -> None:

@@ -15,7 +15,7 @@ import grading.batch
 import grading.sim
 from grading.batch import grade_many
 from grading.cli import main
-from grading.pipeline import Options
+from grading.grade import Options
 from grading.source import discover
 
 

@@ -102,7 +102,7 @@ def test_student_build_public_check_runs_and_receipt_matches_grader(ex, student,
     assert r.returncode == 0, r.stderr
     assert "公开检查全部通过" in r.stdout
     # the instructor's grader accepts the receipt the student build printed
-    from grading.pipeline import Options, grade_submission
+    from grading.grade import Options, grade_submission
     nb = write(notebook(code, check_output=r.stdout), tmp_path / "s.ipynb")
     res = grade_submission(nb, ex, options=Options(nvcc="off"))
     assert res.instructor["receipt"] == "ok" and not res.vetoes
@@ -165,7 +165,7 @@ def test_nvcc_compiles_reference_and_reports_errors(ex):
 
 @nvcc_needed
 def test_nvcc_in_pipeline(ex):
-    from grading.pipeline import Options, grade_submission
+    from grading.grade import Options, grade_submission
     res = grade_submission(REFERENCE, ex, options=Options(nvcc="on"))
     t = next(t for t in res.tests if t.id == "nvcc")
     assert t.status == "passed" and t.max_score == 0

@@ -132,7 +132,7 @@ class _Shell:
 def test_writefile_offset_reads_the_cell_that_wrote_the_file(tmp_path, monkeypatch, cell, expect):
     import types
 
-    from grading.public import writefile_offset
+    from grading.checkcell import writefile_offset
     body = "__global__ void k() {}\n"
     p = tmp_path / "k.cu"
     p.write_text(body, encoding="utf-8")
@@ -144,7 +144,7 @@ def test_writefile_offset_reads_the_cell_that_wrote_the_file(tmp_path, monkeypat
 def test_writefile_offset_outside_ipython_is_none(tmp_path, monkeypatch):
     import types
 
-    from grading.public import writefile_offset
+    from grading.checkcell import writefile_offset
     p = tmp_path / "k.cu"
     p.write_text("x", encoding="utf-8")
     monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: None))

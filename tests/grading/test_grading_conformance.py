@@ -179,7 +179,7 @@ def test_a_deleted_line_is_placed_on_that_line_not_the_one_before():
                           rules=BlankRules(kind="expression"))
     assert c.blank_ok and c.blank_text == "i"
     assert [(e.op, e.old, e.template_line, e.regions) for e in c.edits] == [
-        ("delete", "__syncthreads ( ) ;", 5, ("barrier",))]
+        ("delete", "__syncthreads();", 5, ("barrier",))]
 
 
 @pytest.mark.parametrize("blank", ["i", "(i + 1) % n", "n - 1 - i"])
@@ -191,7 +191,7 @@ def test_a_guard_deleted_around_the_blank_keeps_the_blank(blank):
     c = check_conformance(GUARDED, text, blank="______", names={}, regions=_regions(),
                           rules=BlankRules(kind="expression"))
     assert c.blank_ok and c.blank_text == " ".join(t.text for t in tokenize(blank))
-    assert {e.old for e in c.edits} == {"( i < n ) ?", ": 0.0f"} and c.touched_regions == {"guard"}
+    assert {e.old for e in c.edits} == {"(i < n) ?", ": 0.0f"} and c.touched_regions == {"guard"}
 
 
 def test_an_unfilled_blank_with_its_guard_deleted_is_still_unfilled():
@@ -199,3 +199,15 @@ def test_an_unfilled_blank_with_its_guard_deleted_is_still_unfilled():
     c = check_conformance(GUARDED, GUARDED.replace("(i < n) ? x[______] : 0.0f", "x[______]"), blank="______",
                           names={}, regions=_regions(), rules=BlankRules(kind="expression"))
     assert c.problem_kind == "unfilled" and c.touched_regions == {"guard"}
+
+
+def test_two_one_token_edits_on_a_line_name_their_neighbours():
+    """Issue 25 item 6: "row < M" and "col < N" both made "<=" read as two different edits, not one repeated."""
+    from grading.spec import load_exercise
+    ex = load_exercise("p2")
+    src = ex.solution_path.read_text(encoding="utf-8").replace("row < M && col < N", "row <= M && col <= N")
+    c = check_conformance(ex.template, src, blank=ex.blank, names=ex.names, regions=ex.regions,
+                          rules=ex.blank_rules)
+    said = [e.describe(ex.region_labels) for e in c.edits]
+    assert len(said) == 2 and len(set(said)) == 2
+    assert "`row < M` 改成了 `row <= M`" in said[0] and "`col < N` 改成了 `col <= N`" in said[1]

@@ -19,7 +19,7 @@ from grading_testlib import (CORPORA, FIXTURE_EXERCISES, assert_expected, auto_c
                              exercise_ids, expectations, graded, needs_cuda, validate_gradescope)
 
 from grading.conformance import check_conformance
-from grading.pipeline import Options, grade_submission
+from grading.grade import Options, grade_submission
 from grading.spec import EXERCISES_DIR, load_exercise
 
 REPO = Path(__file__).resolve().parents[2]
@@ -94,7 +94,7 @@ def test_public_check_end_to_end(eid, tmp_path, capsys):
         f = ex.heatmap_focus
         assert rep.heatmap.line == f.line and rep.heatmap.space == (f.space or rep.heatmap.space)
         unit = "wavefront" if rep.heatmap.space == "shared" else "sector"
-        assert f"{f.label}的一个 warp" in rep.heatmap_summary and unit in rep.heatmap_summary
+        assert f"{f.label}{' ' if f.label[-1].isascii() else ''}的一个 warp" in rep.heatmap_summary and unit in rep.heatmap_summary
     p.write_text(ex.template, encoding="utf-8")
     rep = check(p, quiet=True)
     assert not rep.ok and rep.problem and rep.receipt     # a blocked verdict is bound by a receipt too
@@ -135,6 +135,10 @@ def test_bundle_carries_the_exercise_and_runs_like_gradescope(eid, tmp_path):
         names = f.namelist()
         f.extractall(root / "source")
     assert f"grading/exercises/{eid}/config.toml" in names and f"grading/exercises/{eid}/hidden_checks.py" in names
+    # the instructor's README: assignment setup, base image, how manual points are entered, with the numbers
+    readme = (root / "source" / "README.md").read_text(encoding="utf-8")
+    assert "Ubuntu 22.04" in readme and "manual-graded question" in readme and "--manual-template" in readme
+    assert f"Total points: **{float(ex.config['max_score']):g}**" in readme
     shutil.copy(ex.solution_path, root / "submission" / ex.target_name)
     run = root / "source" / "run_autograder"
     run.chmod(0o755)

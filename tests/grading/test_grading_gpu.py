@@ -15,7 +15,7 @@ from grading_testlib import CORPORA, exercise_ids, needs_cuda
 
 from grading import gpu
 from grading.nvcc import find_nvcc
-from grading.pipeline import Options, grade_submission
+from grading.grade import Options, grade_submission
 from grading.sim import Case
 from grading.spec import load_exercise
 

@@ -9,7 +9,7 @@ from grading_testlib import fill
 
 from grading.batch import grade_many
 from grading.cli import main
-from grading.pipeline import Options
+from grading.grade import Options
 from grading.report import write_submission
 from grading.results import SubmissionResult, TestResult
 from grading.source import discover
@@ -87,3 +87,54 @@ def test_misuse_is_named(tmp_path, setup, word, capsys):
     dirs = [str(tmp_path / "nope")] if setup == "missing" else [str(a)] + ([str(b)] if setup == "twice" else [])
     assert main(["gradebook", *dirs, "--out", str(tmp_path / "c.csv")]) == 2
     assert word in capsys.readouterr().err
+
+
+# ---- manual points a TA enters (issue 24 item 12) ------------------------------------------------------------
+
+def _manual_folder(tmp_path):
+    out = tmp_path / "g8"
+    for name, auto in (("alice", 3.0), ("bob", 1.0)):
+        r = SubmissionResult(name, "lesson08", "cu", pass_score=8)
+        r.tests = [TestResult("normal", "n", auto, 3.0, "passed", ""),
+                   TestResult("manual_Q1", "Q1", 0, 2.0, "pending", "", ["manual", "pending"]),
+                   TestResult("manual_Q2", "Q2", 0, 5.0, "pending", "", ["manual", "pending"])]
+        write_submission(r, out)
+    return out
+
+
+def test_a_ta_fills_the_template_and_the_gradebook_adds_the_points(tmp_path):
+    g8 = _manual_folder(tmp_path)
+    template = tmp_path / "manual.csv"
+    assert main(["gradebook", str(g8), "--manual-template", str(template)]) == 0
+    rows = _rows(template)
+    assert [(r["student"], r["item"], r["max_points"]) for r in rows] == [
+        ("alice", "Q1", "2"), ("alice", "Q2", "5"), ("bob", "Q1", "2"), ("bob", "Q2", "5")]
+    # the TA scores alice fully and bob's Q1 only
+    points = {("alice", "Q1"): "2", ("alice", "Q2"): "4", ("bob", "Q1"): "1"}
+    with template.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["student", "exercise", "item", "points", "comment", "max_points"])
+        for r in rows:
+            w.writerow([r["student"], r["exercise"], r["item"], points.get((r["student"], r["item"]), ""), "", ""])
+    out = tmp_path / "course.csv"
+    assert main(["gradebook", str(g8), "--manual", str(template), "--out", str(out)]) == 0
+    got = {r["student"]: r for r in _rows(out)}
+    assert got["alice"]["lesson08 score"] == "9" and got["alice"]["lesson08 pending_manual"] == "0"
+    assert got["alice"]["lesson08 verdict"] == "pass"                    # 3 + 2 + 4 = 9 >= 8
+    assert got["bob"]["lesson08 score"] == "2" and got["bob"]["lesson08 pending_manual"] == "5"
+    assert got["bob"]["lesson08 verdict"] == "fail"                      # 2 + 5 pending < 8: out of reach
+
+
+@pytest.mark.parametrize("row,error", [
+    (["mallory", "lesson08", "Q1", "1"], "no graded result"),
+    (["alice", "lesson08", "Q9", "1"], "no manual item"),
+    (["alice", "lesson08", "Q1", "3"], "outside 0..2"),
+    (["alice", "lesson08", "Q1", "x"], "not a number"),
+])
+def test_a_wrong_manual_row_is_an_error_naming_it(tmp_path, capsys, row, error):
+    g8 = _manual_folder(tmp_path)
+    m = tmp_path / "m.csv"
+    m.write_text("student,exercise,item,points\n" + ",".join(row) + "\n", encoding="utf-8")
+    assert main(["gradebook", str(g8), "--manual", str(m), "--out", str(tmp_path / "c.csv")]) == 2
+    err = capsys.readouterr().err
+    assert error in err and "m.csv:2" in err

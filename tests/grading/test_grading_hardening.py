@@ -13,7 +13,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 from nbmaker import notebook, write
 from workbound import hang_guard, linear_multiple
 
-from grading.pipeline import Options, grade_submission
+from grading.grade import Options, grade_submission
 from grading.report import feedback_markdown
 from grading import source
 from grading.source import discover, load_submission, read_cu, read_notebook

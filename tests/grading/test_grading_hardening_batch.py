@@ -17,10 +17,10 @@ import pytest
 from grading_testlib import fill
 
 import grading.batch
-import grading.pipeline
+import grading.grade
 from grading.batch import grade_many
 from grading.cli import main
-from grading.pipeline import Options, grade_submission
+from grading.grade import Options, grade_submission
 from grading.report import csv_cell, feedback_markdown, write_gradebook
 from grading.source import discover
 
@@ -38,7 +38,7 @@ def test_parent_does_not_reread_after_a_timeout(ex, tmp_path, monkeypatch):
     (tmp_path / "slow.ipynb").write_text("{}")
     monkeypatch.setattr(grading.batch, "grade_submission", lambda *a, **k: time.sleep(600))
     reads = []
-    monkeypatch.setattr(grading.pipeline, "load_submission", lambda *a, **k: reads.append(a) or 1 / 0)
+    monkeypatch.setattr(grading.grade, "load_submission", lambda *a, **k: reads.append(a) or 1 / 0)
     t0 = time.monotonic()
     [res] = grade_many(discover([tmp_path / "slow.ipynb"], ex), ex.id, None, jobs=1, time_limit=1.0,
                        options=Options(nvcc="off"), progress=False)

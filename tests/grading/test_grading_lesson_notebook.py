@@ -62,7 +62,7 @@ def student_nb():
 def test_handed_out_notebook_is_unfilled(ex, student_nb, tmp_path):
     import nbformat
 
-    from grading.pipeline import Options, grade_submission
+    from grading.grade import Options, grade_submission
     p = tmp_path / "lesson09.ipynb"
     nbformat.write(student_nb, str(p))
     res = grade_submission(p, ex, options=Options(nvcc="off"))
@@ -74,7 +74,7 @@ def test_student_runs_check_and_grader_accepts_receipt(ex, student_nb, tmp_path,
     import nbformat
     from nbclient import NotebookClient
 
-    from grading.pipeline import Options, grade_submission
+    from grading.grade import Options, grade_submission
     nb = copy.deepcopy(student_nb)
     ex_cell = next(c for c in nb.cells if role(c) == "exercise")
     ex_cell.source = ex_cell.source.replace("______", "TILE_DIM + 1")
@@ -122,7 +122,7 @@ def test_broken_kernel_reports_the_cells_line_numbers(ex, student_nb, tmp_path, 
 
     import nbformat
 
-    from grading.pipeline import Options, grade_submission
+    from grading.grade import Options, grade_submission
     nb = copy.deepcopy(student_nb)
     ex_cell = next(c for c in nb.cells if role(c) == "exercise")
     cell_lines = ex_cell.source.replace("______", "TILE_DIM + 1").splitlines()

@@ -6,7 +6,7 @@ import pytest
 from grading_testlib import SUBMISSIONS, fill, needs_cuda
 
 from grading import check
-from grading.public import CheckReport
+from grading.checkcell import CheckReport
 
 
 def write(tmp_path, text):
@@ -78,7 +78,7 @@ def test_reprs(ex, tmp_path):
     rep = check(write(tmp_path, fill(ex, "TILE_DIM + 2")), quiet=True)
     assert "ok=False" in repr(rep)
     md = rep.markdown()
-    assert "❌" in md and "◀ 转置读" in md and "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum" in md
+    assert "✗" in md and "❌" not in md and "◀ 转置读" in md and "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum" in md
 
 
 def test_missing_front_end_is_a_message_not_an_exception(ex, tmp_path, monkeypatch, capsys):
@@ -94,7 +94,7 @@ def test_missing_front_end_is_a_message_not_an_exception(ex, tmp_path, monkeypat
 
 @needs_cuda
 def test_edited_version_runs_as_written_but_the_verdict_is_template_plus_blank(ex, tmp_path):
-    from grading.public import EDITED_TITLE
+    from grading.checkcell import EDITED_TITLE
     template_plus_blank = fill(ex, "TILE_DIM + 1")
     lines = template_plus_blank.splitlines()
     sync = next(i for i, ln in enumerate(lines) if "__syncthreads" in ln)

@@ -12,7 +12,7 @@ from nbformat.v4 import new_code_cell, new_output
 from nbmaker import notebook, write
 
 from grading import check
-from grading.pipeline import Options, grade_submission
+from grading.grade import Options, grade_submission
 from grading.receipt import out_hash
 
 
@@ -95,7 +95,7 @@ def test_check_before_the_file_existed_is_not_a_veto(ex, tmp_path):
     assert res.instructor["receipt"] == "none" and not res.vetoes
 
 
-@pytest.mark.parametrize("older", ["0", "0.9"])
+@pytest.mark.parametrize("older", ["1"])              # a released model (grading/releases.toml)
 def test_other_model_version_is_rechecked_not_vetoed(ex, tmp_path, monkeypatch, older):
     code = fill(ex, "TILE_DIM + 1")
     monkeypatch.setattr(labsim, "MODEL_VERSION", older)
@@ -124,12 +124,12 @@ def _edit_counter(text: str) -> str:
 
 
 def _drop_a_check_line(text: str) -> str:
-    return "\n".join(ln for ln in text.splitlines() if "❌" not in ln)
+    return "\n".join(ln for ln in text.splitlines() if "✗" not in ln)
 
 
 def _add_a_line(text: str) -> str:
     lines = text.splitlines()
-    return "\n".join([*lines[:2], "  ✅ 没有 bank conflict", *lines[2:]])
+    return "\n".join([*lines[:2], "  ✓ 没有 bank conflict", *lines[2:]])
 
 
 @pytest.mark.parametrize("edit", [_edit_verdict, _edit_counter, _drop_a_check_line, _add_a_line])
@@ -164,10 +164,16 @@ def test_changing_the_version_does_not_hide_stale_code(ex, tmp_path, model):
 
 
 def test_changing_the_version_to_hide_an_edit_is_never_a_pass(ex, tmp_path):
+    """Issue 25 item 9: under another released model the verdict and each check's pass/fail are still compared,
+    and a model or tool no release wrote is an edit."""
     code = fill(ex, "TILE_DIM")
-    forged = rehash(re.sub(r"model=\S+", "model=0", _edit_verdict(run_check(tmp_path, code))))
+    for model in ("1", "0"):
+        forged = rehash(re.sub(r"model=\S+", f"model={model}", _edit_verdict(run_check(tmp_path, code))))
+        res = grade_nb(ex, tmp_path, code, forged)
+        assert res.instructor["receipt"] == "edited" and "unrun_output" in vetoes(res), model
+    forged = rehash(re.sub(r"tool=\S+", "tool=deadbeef", run_check(tmp_path, code)))
     res = grade_nb(ex, tmp_path, code, forged)
-    assert res.instructor["receipt"] == "recheck" and res.instructor.get("needs_rerun")
+    assert res.instructor["receipt"] == "edited" and "unrun_output" in vetoes(res)
     future = rehash(re.sub(r"model=\S+", "model=99999", _edit_verdict(run_check(tmp_path, code))))
     res = grade_nb(ex, tmp_path, code, future)
     assert res.instructor["receipt"] == "edited" and "unrun_output" in vetoes(res)
@@ -178,13 +184,75 @@ def test_gradebook_shows_which_receipts_need_a_rerun(ex, tmp_path, monkeypatch):
 
     from grading.report import write_gradebook
     code = fill(ex, "TILE_DIM + 1")
-    monkeypatch.setattr(labsim, "MODEL_VERSION", "0")
+    monkeypatch.setattr(labsim, "MODEL_VERSION", "1")
     old = run_check(tmp_path, code)
     monkeypatch.undo()
     results = [grade_nb(ex, tmp_path, code, old), grade_nb(ex, tmp_path, code, run_check(tmp_path, code))]
     write_gradebook(results, tmp_path / "g.csv")
     rows = list(csv.DictReader((tmp_path / "g.csv").open(encoding="utf-8")))
     assert [r["receipt"] for r in rows] == ["recheck (re-run needed)", "ok"]
+
+
+# ---- receipts across versions (issue 25 items 8-9) ----------------------------------------------------------
+
+def _format1(text: str, ex_id: str = "lesson09") -> str:
+    """The same check output with the receipt line the first release wrote (code= result= tool= sig=), old
+    marks and all: what an honest notebook run with that release holds."""
+    from grading.receipt import _sig1
+    lines = text.replace("✓", "✅").replace("✗", "❌").splitlines()
+    code = re.search(r"code=([0-9a-f]{12})", lines[-1]).group(1)
+    result, tool = "0123456789ab", "fedcba987654"
+    lines[-1] = (f"运行凭据 receipt {ex_id} code={code} result={result} tool={tool} "
+                 f"sig={_sig1(ex_id, code, result, tool)}")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("blank", ["TILE_DIM + 1", "TILE_DIM"])
+def test_an_honest_notebook_from_the_first_release_is_rechecked_not_vetoed(ex, tmp_path, blank):
+    code = fill(ex, blank)
+    res = grade_nb(ex, tmp_path, code, _format1(run_check(tmp_path, code)))
+    assert res.instructor["receipt"] == "recheck" and "unrun_output" not in vetoes(res)
+
+
+def test_a_first_release_receipt_over_other_code_is_vetoed(ex, tmp_path):
+    """A passing output of the right blank, its format-1 receipt rebuilt for the submitted (wrong) code."""
+    from grading.receipt import code_hash
+    good = _format1(run_check(tmp_path, fill(ex, "TILE_DIM + 1")))
+    code = fill(ex, "TILE_DIM")
+    forged = re.sub(r"code=[0-9a-f]{12}", f"code={code_hash(code)}", good)
+    from grading.receipt import _sig1
+    forged = re.sub(r"sig=[0-9a-f]{8}", "sig=" + _sig1("lesson09", code_hash(code), "0123456789ab", "fedcba987654"),
+                    forged)
+    res = grade_nb(ex, tmp_path, code, forged)
+    assert res.instructor["receipt"] == "edited" and "unrun_output" in vetoes(res)
+
+
+def test_a_released_model_forgery_over_other_code_is_vetoed(ex, tmp_path):
+    """Issue 25 item 9: a saved passing output of other code, receipt rebuilt by the shipped algorithm with a
+    released model=1 for the submitted code."""
+    from grading.receipt import code_hash
+    good = run_check(tmp_path, fill(ex, "TILE_DIM + 1"))
+    code = fill(ex, "TILE_DIM")
+    forged = rehash(re.sub(r"code=[0-9a-f]{12}", f"code={code_hash(code)}", re.sub(r"model=\S+", "model=1", good)))
+    # the blank line is the submitted one too (the forger edits it to match)
+    forged = rehash(forged.replace("填空：TILE_DIM + 1 = 33", "填空：TILE_DIM = 32"))
+    res = grade_nb(ex, tmp_path, code, forged)
+    assert res.instructor["receipt"] == "edited" and "unrun_output" in vetoes(res)
+
+
+def test_an_untagged_scratch_cell_with_an_old_report_does_not_veto(ex, tmp_path):
+    """Issue 25 item 15: without course_role tags only the cell that calls check( is the check cell; a later
+    scratch cell that printed an old report (print(old_text)) neither vetoes nor vouches."""
+    old = run_check(tmp_path, fill(ex, "TILE_DIM + 2"))
+    code = fill(ex, "TILE_DIM + 1")
+    nb = notebook(code, check_output=run_check(tmp_path, code), tag="metadata")   # the check cell untagged
+    for c in nb.cells:
+        c.source = c.source.replace("#| course_role: check\n", "")
+    scratch = new_code_cell("print(open('old_report.txt').read())")
+    scratch.outputs = [new_output("stream", name="stdout", text=old)]
+    nb.cells.append(scratch)
+    res = grade_submission(write(nb, tmp_path / "s.ipynb"), ex, options=Options(nvcc="off"))
+    assert res.instructor["receipt"] == "ok" and not res.vetoes
 
 
 # ---- the HTML view a notebook shows is bound like the text ------------------------------------------------

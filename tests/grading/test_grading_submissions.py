@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from grading_testlib import REFERENCE, SUBMISSIONS, graded, path_of, validate_gradescope
 
-from grading.pipeline import Options, grade_submission
+from grading.grade import Options, grade_submission
 
 
 def test_reference_differs_from_template_only_in_the_blank(ex):

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grading.ctokens import tokenize
-from grading.pipeline import Options, grade_submission
+from grading.grade import Options, grade_submission
 from grading.spec import load_exercise
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,8 +54,10 @@ def test_hidden_cases_cover_the_promised_shapes(ex10):
     kind = lambda prefix: [(m, n, k) for cid, m, n, k in shapes if cid.startswith(prefix)]  # noqa: E731
     assert len(kind("square")) >= 3 and all(m == n == k and m % 16 == 0 for m, n, k in kind("square"))
     nonsquare = kind("nonsquare")
-    assert len(nonsquare) >= 3 and all(n != k and m % 16 == n % 16 == k % 16 == 0 for m, n, k in nonsquare)
+    assert len(nonsquare) >= 4 and all((n != k or m != n) and m % 16 == n % 16 == k % 16 == 0
+                                       for m, n, k in nonsquare)
     assert any(n < k for _, n, k in nonsquare) and any(n > k for _, n, k in nonsquare), "both orientations"
+    assert any(n == k != m for m, n, k in nonsquare), "N = K ≠ M: a pitch of K right, a pitch of M wrong"
     boundary = [(m, n, k) for cid, m, n, k in shapes if not cid.startswith(("square", "nonsquare", "race"))]
     assert (1, 1, 1) in boundary
     assert any(1 < k < 16 for _, _, k in boundary), "K < TILE"
@@ -89,8 +91,9 @@ def test_tolerance_admits_any_summation_order_and_no_missing_product(k, seed):
 @pytest.mark.parametrize("name,index,pattern", [
     # the first wrong load the probe finds (t, ty, col), its flat index computed here from the wrong formula
     ("fails_right_by_luck_stride_k.cu", lambda t, ty, col: (t + ty) * 32 + col, "ty 每加 1，你的下标在 B 里前进 32 个元素"),
-    ("fails_row_from_tx.cu", lambda t, ty, col: (t + col % 16) * 48 + col, "行号跟着 tx 走了"),
-    ("fails_missing_tile_offset.cu", lambda t, ty, col: ty * 48 + col, "下标没有随 t 前进"),
+    ("fails_row_from_tx.cu", lambda t, ty, col: (t + col % 16) * 64 + col, "行号跟着 tx 走了"),
+    ("fails_missing_tile_offset.cu", lambda t, ty, col: ty * 64 + col, "下标没有随 t 前进"),
+    ("fails_right_by_luck_stride_m.cu", lambda t, ty, col: (t + ty) * 48 + col, "ty 每加 1，你的下标在 B 里前进 48 个元素"),
     ("fails_transposed_b.cu", lambda t, ty, col: col * 32 + t + ty, "列主序"),
 ])
 def test_probe_names_the_wrong_load_and_its_pattern(ex10, name, index, pattern):
@@ -101,8 +104,8 @@ def test_probe_names_the_wrong_load_and_its_pattern(ex10, name, index, pattern):
     assert m, out
     t, bx, tx, ty, got = (int(v) for v in m.groups())
     col = bx * 16 + tx
-    assert got == index(t, ty, col) and got != (t + ty) * 48 + col
-    assert f"第 {got // 48} 行第 {got % 48} 列" in out and pattern in out
+    assert got == index(t, ty, col) and got != (t + ty) * 64 + col          # the probe's N is 64
+    assert f"第 {got // 64} 行第 {got % 64} 列" in out and pattern in out
     # the probe shows what was loaded and leaves the conclusion (the row pitch is N) to the student
     if "stride_k" in name:
         assert "碰巧正确" not in out and "一行有 N" not in out
@@ -112,9 +115,9 @@ def test_probe_names_the_wrong_load_and_its_pattern(ex10, name, index, pattern):
 def test_stride_k_is_vetoed_with_its_cause(ex10):
     res = grade(ex10, CORPUS / "fails_right_by_luck_stride_k.cu")
     (veto,) = [v for v in res.vetoes if v.id == "right_by_luck"]
-    # race cases run under the adversarial schedule only; the veto reads the lockstep runs
-    same = sum(1 for cid, m, n, k in hidden_shapes(res) if n == k and not cid.startswith("race")) + 1  # + 64³
-    assert f"全部 {same} 个 N = K 的用例上正确" in veto.reason and "B 是 K 行 N 列" in veto.reason
+    # the cause comes from the probes (the pitch the index uses), never from which groups passed
+    assert "下标前进 32、16 个元素，正是 K（A 的列数）" in veto.reason and "只有 N = K 时两者相同" in veto.reason
+    assert "B 是 K 行 N 列" in veto.reason
     public = next(t for t in res.tests if t.id == "public_nonsquare")
     # 32×48×64: (t + ty) * K + col reaches K·N = 3072, named by row and column of the K×N host array
     assert "越界" in public.output and re.search(r"B\[(64\]\[0\] \(flat index 3072\)|3072\])", public.output)
@@ -150,7 +153,7 @@ def test_check_cell_shows_the_race_of_a_removed_barrier(ex10, name, kind, tmp_pa
     out = capsys.readouterr().out
     assert rep.ok and "不会被评分" in out
     lines = [ln for ln in out.splitlines() if ln.strip().startswith(kind + " __shared__")]
-    assert lines and re.search(r"第 \d+ 行 `.*Bs\[", lines[0]), out
+    assert lines and re.search(r"第 \d+ 行 “.*Bs\[", lines[0]), out
     assert re.search(r"对抗调度[^\n]*输出有 [1-9]\d* 个元素与参考答案不同", out), out
 
 
@@ -268,4 +271,4 @@ def test_a_notebook_with_its_check_output_is_verified_and_a_changed_blank_is_not
     assert all(f"我的 {m.id} 回答" in t.output for m in ex10.manual for t in res.tests if t.id == f"manual_{m.id}")
     stale = code.replace("(t + ty) * N + col", "(t + ty) * K + col")
     res = grade(ex10, write(notebook(stale, answers=answers, check_output=printed, **kw), tmp_path / "stale.ipynb"))
-    assert {v.id for v in res.vetoes} == {"unrun_output", "right_by_luck"}
+    assert {v.id for v in res.vetoes} == {"unrun_output", "right_by_luck", "out_of_bounds"}

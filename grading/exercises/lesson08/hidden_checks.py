@@ -35,6 +35,9 @@ def cases(rng: np.random.Generator) -> dict[str, list[Case]]:
         shape("tall", "boundary", draw_not_multiple(rng, 150, 260), draw_not_multiple(rng, 2, 20), seed()),
         shape("wide", "boundary", draw_not_multiple(rng, 2, 20), draw_not_multiple(rng, 150, 260), seed()),
     ]
+    # a square that is not a multiple of 32: a pitch of N and a pitch of M rounded up to 32 part ways here
+    side = draw_not_multiple(rng, 33, 100)
+    boundary.append(shape("ragged-square", "boundary", side, side, seed()))
     return {"square": square, "nonsquare": nonsquare, "boundary": boundary}
 
 
@@ -50,7 +53,7 @@ def nonsquare_shapes(ctx: RunContext) -> Outcome:
     return runs_outcome("非方阵", ctx.runs("nonsquare"))
 
 
-@check_case(name="边界形状（非 32 倍数、1×1、1×N、N×1、瘦高、扁宽）：结果正确", points=1, hidden=True,
+@check_case(name="边界形状（非 32 倍数、1×1、1×N、N×1、瘦高、扁宽、非 32 倍数的方阵）：结果正确", points=1, hidden=True,
             kind="boundary", tags=("rubric:boundary",))
 def boundary_shapes(ctx: RunContext) -> Outcome:
     return runs_outcome("边界形状", ctx.runs("boundary"))

@@ -1,7 +1,7 @@
 """Public checks of lesson 8: shipped with the student notebook; their inputs are no secret."""
 from __future__ import annotations
 
-from grading.checks import FAILURE_LABELS, Outcome, check_case, failure_kind
+from grading.checks import Outcome, check_case, shape_outcome
 from grading.context import RunContext
 from grading.sim import Case
 
@@ -25,15 +25,9 @@ def _sectors(rec, fid: str) -> str:
 
 def _shape_outcome(ctx: RunContext, kind: str) -> Outcome:
     rec = ctx.runs(kind)[0]
-    k = failure_kind(rec)
-    size = rec.case.shape_text("×")
-    if k is None:
-        return Outcome(True, f"{size} 的输入转置正确；读每个请求 {_sectors(rec, 'load')} 个 sector，"
-                             f"写每个请求 {_sectors(rec, 'store')} 个 sector。")
-    if k == "wrong":
-        return Outcome(False, f"{size} 的输入转置错误：{rec.wrong} 个元素与 numpy 的转置不同"
-                              f"（其中 {rec.unwritten} 个从未写入）。")
-    return Outcome(False, f"{size} 的输入运行出错（{FAILURE_LABELS[k]}）：{rec.error}")
+    return shape_outcome(rec, where=f"{rec.case.shape_text('×')} 的输入", wrong="转置错误", reference=" numpy 的转置",
+                         right=f"转置正确，读每个请求 {_sectors(rec, 'load')} 个 sector，"
+                               f"写每个请求 {_sectors(rec, 'store')} 个 sector。")
 
 
 @check_case(name="公开检查：64×64（方阵）转置正确", kind="square")

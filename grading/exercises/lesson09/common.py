@@ -11,7 +11,7 @@ from grading.sim import SHARED_LD_CONFLICTS, RunRecord
 
 from .exercise import READ, read_factor
 
-__all__ = ["FAILURE_LABELS", "failure_kind", "tally", "instructor_detail", "conflict_outcome", "padding_notes"]
+__all__ = ["conflict_outcome", "padding_notes"]
 
 
 def conflict_outcome(ctx: RunContext, runs: list[RunRecord], *, show_shapes: bool) -> Outcome:

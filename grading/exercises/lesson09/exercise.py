@@ -84,7 +84,7 @@ def right_by_luck(st) -> Veto | None:
     baseline = unpadded_factor(ex)
     if factor is None or baseline is None or baseline <= 1 or factor < baseline:
         return None
-    return Veto("right_by_luck", "结果碰巧正确但核心因果链错误",
+    return Veto("right_by_luck", "结果正确，但填充没有消除 bank conflict",
                 f"填空 `{st.result.blank}` = {st.result.value} 让转置结果正确，但转置读每个请求仍是 {factor:g} 个 "
                 f"wavefront，和不加填充（第二维 = TILE_DIM）时的 {baseline:g} 个一样：填充没有把一列的元素错开到不同的 bank。")
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from grading.checks import Outcome, check_case, count_message, draw_not_multiple, oob_outcome, runs_outcome
+from grading.checks import (Outcome, check_case, count_message, draw_not_multiple, instructor_detail, oob_outcome,
+                            runs_outcome)
 from grading.context import RunContext
 from grading.sim import Case
 
-from .common import conflict_outcome, instructor_detail
+from .common import conflict_outcome
 from .exercise import shape
 
 TILE = 32

@@ -1,11 +1,11 @@
 """Public checks of lesson 9: shipped with the student notebook; their inputs are no secret."""
 from __future__ import annotations
 
-from grading.checks import Outcome, check_case
+from grading.checks import Outcome, check_case, shape_outcome
 from grading.context import RunContext
 from grading.sim import Case
 
-from .common import FAILURE_LABELS, conflict_outcome, failure_kind
+from .common import conflict_outcome
 from .exercise import shape
 
 CASES = {
@@ -20,16 +20,8 @@ def cases(rng=None) -> dict[str, list[Case]]:
 
 def _shape_outcome(ctx: RunContext, kind: str) -> Outcome:
     rec = ctx.runs(kind)[0]
-    k = failure_kind(rec)
-    size = rec.case.shape_text("×")
-    if k is None:
-        return Outcome(True, f"{size} 的输入转置正确。")
-    if k == "wrong":
-        return Outcome(False, f"{size} 的输入转置错误：{rec.wrong} 个元素与 numpy 的转置不同"
-                              f"（其中 {rec.unwritten} 个从未写入）。")
-    if k == "race":
-        return Outcome(False, f"{size} 的输入有数据竞争：{rec.races[0] if rec.races else ''}")
-    return Outcome(False, f"{size} 的输入运行出错（{FAILURE_LABELS[k]}）：{rec.error}")
+    return shape_outcome(rec, where=f"{rec.case.shape_text('×')} 的输入", right="转置正确。", wrong="转置错误",
+                         reference=" numpy 的转置")
 
 
 @check_case(name="公开检查：64×96 转置正确", kind="normal")

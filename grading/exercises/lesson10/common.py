@@ -10,8 +10,9 @@ from grading.context import RunContext
 
 from .exercise import TILE, gemm
 
-# one block row, three block columns, two k-steps; N ≠ K, and a row pitch of K stays inside B
-PROBE_M, PROBE_N, PROBE_K = TILE, 3 * TILE, 2 * TILE
+# four block columns, two k-steps; M, N, K and TILE all differ, so the pitch a wrong index uses is named by the
+# probe alone, and a row pitch of K or M stays inside B (only block row 0, C's first TILE rows, is read)
+PROBE_M, PROBE_N, PROBE_K = 3 * TILE, 4 * TILE, 2 * TILE
 
 
 def probe_cases():
@@ -32,7 +33,7 @@ def loaded_indices(ctx: RunContext) -> tuple[np.ndarray | None, str | None]:
         again = sim.run_case(ctx.program, ex.config["host_function"], call, case)
         if not again.ok:
             return None, f"{FAILURE_LABELS[failure_kind(again)]}：{again.error}"
-        c = np.nan_to_num(np.asarray(call.outputs[0].array, dtype=np.float64), nan=0.0)
+        c = np.nan_to_num(np.asarray(call.outputs[0].array, dtype=np.float64), nan=0.0)[:TILE]
         got.append(np.rint(c).astype(np.int64) - 1)
     return np.stack(got), None
 

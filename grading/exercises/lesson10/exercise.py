@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from grading.checks import Hypothesis, IndexEvidence, evidence_veto, linear_fit, scored_passes, which
 from grading.results import Veto
-from grading.sim import Call, Case, Output
+from grading.sim import Call, Case, Output, run_case
 
 TILE = 16                           # the template's TILE (a region edits may not touch)
 UNIT_ROUNDOFF = 2.0 ** -24          # float32
@@ -57,38 +58,68 @@ def call(case: Case) -> Call:
                 [Output("C", c, want, atol=tolerance(a, b))])
 
 
-def _failures(bad: list) -> str:
-    oob = sum(r.error_kind == "oob" for r in bad)
-    return "，".join(x for x in (f"{oob} 个越界" if oob else "",
-                                 f"{len(bad) - oob} 个结果错误" if len(bad) > oob else "") if x)
+# ---- evidence for the right-by-luck veto (issue 25): the pitch the index uses, on two probes ----------------
+# every size ≥ 16 and M, N, K, TILE take different values across the two probes, N is not a multiple of TILE
+# in the second, so each hypothesis below predicts a different pair of pitches; K = TILE there keeps it to
+# one k-step
+EVIDENCE_PROBES = ({"M": 3 * TILE, "N": 4 * TILE, "K": 2 * TILE},   # the public probe's shape
+                   {"M": 3 * TILE, "N": 2 * TILE + 8, "K": TILE})
+PITCHES = [
+    Hypothesis(f"N 向上取整到 {TILE} 的倍数（gridDim.x * TILE）", lambda s: -(-s["N"] // TILE) * TILE,
+               f"N 是 {TILE} 的倍数时"),
+    Hypothesis("K（A 的列数）", lambda s: s["K"], "N = K 时"),
+    Hypothesis("M（C 的行数）", lambda s: s["M"], "M = N 时"),
+    Hypothesis(f"TILE（{TILE}）", lambda s: TILE, f"N = {TILE} 时"),
+]
+
+
+def index_evidence(program, host: str) -> IndexEvidence:
+    """Every probe's B loads (B padded and numbered, so a wrong in-range or beyond-B index is measured, not
+    stopped), fitted as index = a · (t + ty) + b · col + c."""
+    coefs, right = [], True
+    for sizes in EVIDENCE_PROBES:
+        m, n, k = sizes["M"], sizes["N"], sizes["K"]
+        points = []
+        for s in range(k // TILE):
+            case = gemm(f"evidence-{m}x{n}x{k}-t{s * TILE}", "probe", m, n, k, fill=f"probe{s}")
+            a, _ = operands(case)
+            b = np.arange(1, 8 * k * n + 1, dtype=np.float32)
+            c = np.full((m, n), np.nan, dtype=np.float32)
+            rec = run_case(program, host, Call((a.reshape(-1), b, c.reshape(-1), m, n, k, 0), []), case)
+            if not rec.ok:
+                return IndexEvidence(list(EVIDENCE_PROBES), [], False, rec.error_kind)
+            got = np.rint(np.nan_to_num(c[:TILE].astype(np.float64), nan=0.0)).astype(np.int64) - 1
+            ty, col = np.meshgrid(np.arange(TILE), np.arange(n), indexing="ij")
+            right = right and bool(np.all(got == (s * TILE + ty) * n + col))
+            points += [({"row": int(s * TILE + y), "col": int(x)}, int(g))
+                       for y, x, g in zip(ty.ravel(), col.ravel(), got.ravel()) if g >= 0]
+        coefs.append(linear_fit(points))
+    return IndexEvidence(list(EVIDENCE_PROBES), coefs, right)
+
+
+def explain(ev: IndexEvidence) -> str:
+    shapes = " 和 ".join(f"{s['M']}×{s['N']}×{s['K']}" for s in ev.probes)
+    ns = "、".join(str(s["N"]) for s in ev.probes)
+    a, b = ev.pitch("row"), ev.pitch("col")
+    head = f"探针输入（M×N×K = {shapes}，B 的每个元素等于它的下标 + 1）"
+    if a is None or b is None:
+        return f"{head}上，搬进 Bs 的元素不是按 B 的行 t + ty、列 col 排的：见公开检查里探针那一项的说明。"
+    if any(v != 1 for v in b) or any(c["const"] for c in ev.coef):
+        return f"{head}上，col 每加 1 下标前进 {'、'.join(map(str, b))} 个元素（应为 1）：列号用错了。"
+    h = which(a, ev.probes, PITCHES)
+    what = f"，正是 {h.label}" if h else ""
+    when = f"只有 {h.when}两者相同。" if h else "两者不同。"
+    return (f"{head}量出：B 的行号每加 1，下标前进 {'、'.join(map(str, a))} 个元素{what}；B 是 K 行 N 列，"
+            f"一行有 N（{ns}）个元素，{when}")
 
 
 def right_by_luck(st) -> Veto | None:
-    """Every case with N = K right and some N ≠ K case wrong (a row pitch of K, not N), or every tile-multiple
-    case right and some partial-tile case wrong: the index holds only on the shapes it happened to meet."""
-    runs = [r for ctx in (st.public_ctx, st.hidden_ctx) if ctx is not None for r in ctx.all_runs() if r.schedule == "lockstep"]
-    if not runs:
+    """The probes measure the B index the blank uses; a wrong one that still earned points is vetoed, with
+    the explanation the probes give (never inferred from which groups passed)."""
+    if st.program is None or not scored_passes(st):       # nothing earned: no luck to veto, no probe run
         return None
-    blank = st.result.blank or ""
-    blank = blank if len(blank) <= 80 else blank[:79] + "…"
-    # with K = 1 every row pitch gives the same index (t + ty is 0), so those shapes tell no pitch apart
-    runs = [r for r in runs if r.case.kind != "probe"]
-    same = [r for r in runs if r.case.N == r.case.K]
-    other = [r for r in runs if r.case.N != r.case.K and r.case.K > 1]
-    bad = [r for r in other if not r.passed]
-    if same and all(r.passed for r in same) and bad:
-        return Veto("right_by_luck", "结果碰巧正确但核心因果链错误",
-                    f"填空 `{blank}` 在全部 {len(same)} 个 N = K 的用例上正确，但 {len(other)} 个 N ≠ K 的用例中 "
-                    f"{len(bad)} 个出错（{_failures(bad)}）：下标里的行宽只有在 N = K 时才对。B 是 K 行 N 列的"
-                    "行主序矩阵，第 t + ty 行从哪个下标开始？")
-    whole = [r for r in runs if all(v % TILE == 0 for v in r.case.sizes.values())]
-    partial = [r for r in runs if r not in whole]
-    bad = [r for r in partial if not r.passed]
-    if whole and all(r.passed for r in whole) and bad:
-        return Veto("right_by_luck", "结果碰巧正确但核心因果链错误",
-                    f"填空 `{blank}` 在全部 {len(whole)} 个 M、N、K 都是 {TILE} 的倍数的用例上正确，但 {len(partial)} 个"
-                    f"留下不满 tile 的用例中 {len(bad)} 个出错（{_failures(bad)}）：下标依赖的量只在整 tile 时等于矩阵的尺寸。")
-    return None
+    ev = index_evidence(st.program, st.exercise.config["host_function"])
+    return evidence_veto(st, ev, explain(ev))
 
 
 VETOES = [right_by_luck]

@@ -31,6 +31,9 @@ def cases(rng: np.random.Generator) -> dict[str, list[Case]]:
         elif i == 1 and n < k:
             n, k = k, n
         nonsquare.append(gemm(f"nonsquare-{i}", "nonsquare", int(rng.choice(SIZES)), n, k, seed()))
+    # N = K ≠ M: a row pitch of K is right here, a row pitch of M is not (the groups no longer overlap)
+    s_, m_ = (int(v) for v in rng.choice(SIZES, 2, replace=False))
+    nonsquare.append(gemm("nonsquare-nk", "nonsquare", m_, s_, s_, seed()))
     boundary = [
         gemm("one", "boundary", 1, 1, 1, seed()),
         gemm("short-k", "boundary", ragged(17, 40), ragged(17, 40), ragged(2, 15), seed()),   # K < TILE
@@ -52,7 +55,7 @@ def gemm_square_shapes(ctx: RunContext) -> Outcome:
     return runs_outcome("方阵", ctx.runs("square"))
 
 
-@check_case(name="正常形状·非方阵（16 的倍数，N ≠ K，随机值）：C 正确", points=1, hidden=True, kind="nonsquare",
+@check_case(name="正常形状·非方阵（16 的倍数，N ≠ K 或 M ≠ N = K，随机值）：C 正确", points=1, hidden=True, kind="nonsquare",
             tags=("rubric:normal",))
 def gemm_nonsquare_shapes(ctx: RunContext) -> Outcome:
     return runs_outcome("非方阵", ctx.runs("nonsquare"))

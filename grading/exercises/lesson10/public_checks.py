@@ -1,7 +1,7 @@
 """Public checks of lesson 10: shipped with the student notebook; their inputs are no secret."""
 from __future__ import annotations
 
-from grading.checks import FAILURE_LABELS, Outcome, check_case, failure_kind
+from grading.checks import Outcome, check_case, shape_outcome
 from grading.context import RunContext
 from grading.sim import Case
 
@@ -21,14 +21,8 @@ def cases(rng=None) -> dict[str, list[Case]]:
 
 def _shape_outcome(ctx: RunContext, kind: str) -> Outcome:
     rec = ctx.runs(kind)[0]
-    k = failure_kind(rec)
-    size = rec.case.shape_text("×")
-    if k is None:
-        return Outcome(True, f"M×N×K = {size}：C 与 numpy 的 A @ B 一致（float32 舍入误差以内）。")
-    if k == "wrong":
-        return Outcome(False, f"M×N×K = {size}：C 有 {rec.wrong} 个元素与 numpy 的 A @ B 不同"
-                              f"（其中 {rec.unwritten} 个从未写入）。")
-    return Outcome(False, f"M×N×K = {size}：运行出错（{FAILURE_LABELS[k]}）：{rec.error or ''}")
+    return shape_outcome(rec, where=f"M×N×K = {rec.case.shape_text('×')} 时 ", wrong="C 错误",
+                         right="C 与 numpy 的 A @ B 一致（float32 舍入误差以内）。", reference=" numpy 的 A @ B ")
 
 
 @check_case(name="公开检查：64×64×64（方阵，tile 的倍数）C 正确", kind="square")

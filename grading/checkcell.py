@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .checks import error_text, unwritten_text
 from .numbering import FILE, Numbering
+from .checkview import bound_html, lane_map_svg, report_html, show as show_view  # noqa: F401  (bound_html: grade)
 from .pipeline import run_public
 from .receipt import TITLE, make_receipt
-from .results import TestResult
+from .results import TestResult, mark, plain
 from .sim import Case
 from .source import Submission, load_submission, read_cu
 from .spec import SpecError, resolve
@@ -108,20 +110,20 @@ class CheckReport:
         lines = []
         if self.blank is not None:
             lines.append(f"填空：{self.blank}" + (f" = {self.value}" if self.value is not None else ""))
-        lines.append(f"结论：{self.verdict}")
+        lines.append(f"结论：{plain(self.verdict)}")
         if self.problem != "missing":
             lines.append(self.numbering.statement())
         for c in self.checks:
-            lines.append(f"  {'✅' if c.status == 'passed' else '❌'} {c.name}：{c.output}")
+            lines.append(f"  {mark(c.status == 'passed')} {c.name}：{plain(c.output)}")
         for n in self.notes:
-            lines.append(f"  · {n}")
-        lines.extend(self.edited)
+            lines.append(f"  · {plain(n)}")
+        lines.extend(plain(ln) for ln in self.edited)
         if self.counters:
             lines.append(f"你的内核每一行的计数器（{self.counters_case}，Nsight Compute 指标名）：")
             for lc in self.counters:
-                mark = "▶" if lc.focus else " "
+                arrow = "▶" if lc.focus else " "
                 tag = f"   ← {lc.focus}" if lc.focus else ""
-                lines.append(f"{mark} 第 {lc.line} 行  {lc.source.strip()}{tag}")
+                lines.append(f"{arrow} 第 {lc.line} 行  {lc.source.strip()}{tag}")
                 for k, v in lc.metrics.items():
                     lines.append(f"      {k} = {v}")
         if self.heatmap_summary:
@@ -130,26 +132,28 @@ class CheckReport:
 
     def markdown(self) -> str:
         """The report as Markdown (a table of checks and of the per-line counters)."""
-        out = [f"**{html.escape(self.exercise)} 公开检查**：{html.escape(self.verdict)}", ""]
+        from .report import md_inline         # a student's characters made inert (no raw HTML, no code-span break-out)
+        out = [f"**{html.escape(self.exercise)} 公开检查**：{md_inline(self.verdict)}", ""]
         if self.blank is not None:
-            out += [f"填空：`{self.blank}`" + (f" = {self.value}" if self.value is not None else ""), ""]
+            out += [f"填空：<code>{html.escape(self.blank, quote=False)}</code>"
+                    + (f" = {self.value}" if self.value is not None else ""), ""]
         if self.checks:
             out += ["| 检查 | 结果 | 说明 |", "| --- | --- | --- |"]
-            out += [f"| {c.name} | {'✅' if c.status == 'passed' else '❌'} | "
-                    f"{html.escape(c.output).replace('|', '&#124;')} |" for c in self.checks]
+            out += [f"| {md_inline(c.name)} | {mark(c.status == 'passed')} | "
+                    f"{md_inline(c.output).replace('|', '&#124;')} |" for c in self.checks]
             out.append("")
-        out += [f"- {html.escape(n)}" for n in self.notes]
+        out += [f"- {md_inline(n)}" for n in self.notes]
         if self.edited:
-            out += ["", f"**{html.escape(self.edited[0])}**", ""]
-            out += [f"- {html.escape(ln.strip())}" for ln in self.edited[1:]]
+            out += ["", f"**{md_inline(self.edited[0])}**", ""]
+            out += [f"- {md_inline(ln.strip())}" for ln in self.edited[1:]]
         if self.counters:
             out += ["", f"每一行的计数器（{self.counters_case}）：", "", "| 行 | 代码 | 指标 | 值 |",
                     "| --- | --- | --- | --- |"]
             for lc in self.counters:
-                code = html.escape(lc.source.strip()).replace("|", "&#124;")
+                code = html.escape(lc.source.strip(), quote=False).replace("|", "&#124;")
                 line = f"**{lc.line}** ◀ {html.escape(lc.focus)}" if lc.focus else str(lc.line)
                 for i, (k, v) in enumerate(lc.metrics.items()):
-                    out.append(f"| {line if i == 0 else ''} | {('`' + code + '`') if i == 0 else ''} | `{k}` | {v} |")
+                    out.append(f"| {line if i == 0 else ''} | {('<code>' + code + '</code>') if i == 0 else ''} | `{k}` | {v} |")
         if self.heatmap_summary:
             out += ["", html.escape(self.heatmap_summary)]
         if self.receipt:
@@ -161,7 +165,6 @@ class CheckReport:
     def html(self) -> str:
         """The notebook's view (grading.checkview): verdict and notes as in the text, then the student's kernel
         as a source view with each instruction's lane map a click away."""
-        from .checkview import report_html
         return report_html(self)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
@@ -171,8 +174,7 @@ class CheckReport:
 
     def show(self) -> None:
         """Display the report again (the HTML view in a notebook, the text elsewhere)."""
-        from .checkview import show
-        show(self)
+        show_view(self)
 
 
 def _load(path: Path, ex) -> Submission:
@@ -193,7 +195,7 @@ def _heatmap_summary(sample: Any, label: str) -> str:
     """One sampled warp of the heatmap focus: lane -> bank (shared) or lane -> sector (global)."""
     if sample is None:
         return ""
-    where = f"{label}的一个 warp（block {tuple(int(v) for v in sample.block)}，warp {sample.warp}）"
+    where = f"{label}{' ' if label[-1:].isascii() else ''}的一个 warp（block {tuple(int(v) for v in sample.block)}，warp {sample.warp}）"
     if sample.space == "global":
         return (f"{where}lane 0..31 → sector（相对编号）：{_lanes(sample)}；这条指令 {sample.sectors} 个 sector。"
                 "report.heatmap 可交给 figures.sectors.draw_sector_map 画出。")
@@ -245,12 +247,6 @@ def rerun(source: str, ex, numbering: Numbering = FILE) -> CheckReport:
     """The check cell's report for ``source``: the grader's re-run that a saved check output (its text and
     its HTML view) is compared with (a bare submission, so no grader notes creep in)."""
     return _build(Submission("check", None, "cu", source=source, numbering=numbering), ex, "")
-
-
-def printed_lines(source: str, ex, numbering: Numbering = FILE) -> tuple[list[str], str]:
-    """What the check cell prints for ``source`` after its title line, and the receipt line."""
-    rep = rerun(source, ex, numbering)
-    return rep.body_lines(), rep.receipt or ""
 
 
 def writefile_offset(path: Path) -> int | None:
@@ -319,7 +315,7 @@ def _shape_lines(ctx, ex, shape: Any) -> list[str]:
                 else f"{run.race_count} 处")
         lines = [f"你指定的 {shown} 输入有数据竞争：{what}"]
     elif not run.correct:
-        lines = [f"你指定的 {shown} 输入结果错误：{run.wrong} 个元素与参考结果不同（其中 {run.unwritten} 个从未写入）。"]
+        lines = [f"你指定的 {shown} 输入结果错误：{run.wrong} 个元素与参考结果不同{unwritten_text(run)}。"]
     else:
         lines = [f"你指定的 {shown} 输入结果正确。"]
     for f in ex.focus:
@@ -331,12 +327,17 @@ def _shape_lines(ctx, ex, shape: Any) -> list[str]:
 
 
 def _build(sub: Submission, ex, path: str, shape: Any = None) -> CheckReport:
-    p = path
-    st = run_public(sub, ex)
+    return report_from_state(run_public(sub, ex), path, shape)
+
+
+def report_from_state(st, path: str, shape: Any = None) -> CheckReport:
+    """The check cell's report from a GradeState whose public steps ran (the check cell's own run, or the
+    grader's graded run: the same compile and the same public runs, never a second one)."""
+    p, sub, ex = path, st.submission, st.exercise
     numbering = sub.numbering
     res = st.result
     checks = [t for t in res.tests if "public" in t.tags]
-    notes = list(res.notes)
+    notes = list(st.public_notes if st.public_notes is not None else res.notes)
     conf_test = next((t for t in res.tests if t.id == "conformance"), None)
     if conf_test is not None and conf_test.status == "failed" and not st.blocked:
         notes.insert(0, conf_test.output)
@@ -353,6 +354,11 @@ def _build(sub: Submission, ex, path: str, shape: Any = None) -> CheckReport:
         verdict = f"公开检查通过 {passed}/{len(checks)}，没通过的项目见下面的说明。"
     if conf_test is not None and conf_test.status == "failed":
         verdict += "注意：你在填空之外改了代码，这些改动不会被评分（见说明）。"
+    if conf_test is not None and conf_test.status == "failed":
+        # the ✓ lines are about the template with the blank, never about the edited code: each says so
+        from dataclasses import replace
+        checks = [c if c.output.startswith(GRADED_VERSION) else replace(c, output=GRADED_VERSION + c.output)
+                  for c in checks]
     rep = CheckReport(str(p), ex.id, passed == len(checks), verdict, res.blank, res.value, checks, notes)
     rep.numbering = numbering
     if conf_test is not None and conf_test.status == "failed" and sub.source:
@@ -376,6 +382,7 @@ def _build(sub: Submission, ex, path: str, shape: Any = None) -> CheckReport:
 
 
 EDITED_TITLE = "你修改后的版本（不计分）"
+GRADED_VERSION = "（评分版本：模板 + 你的填空）"
 
 
 def edited_version(source: str, ex, value: int | None, blank: str, numbering: Numbering = FILE) -> list[str]:
@@ -397,28 +404,36 @@ def edited_version(source: str, ex, value: int | None, blank: str, numbering: Nu
     try:
         program = compile_source(source, numbering.where if numbering.cell else ex.target_name)
     except (LabsimError, SimUnavailable) as e:
-        return [head, f"  labsim 无法编译你修改后的版本：{e}"]
+        return [head, f"  labsim 无法编译你修改后的版本。labsim 的报错原文是“{e}”。"]
     except Exception as e:  # only an illustration: a front-end bug must not break the check cell
         return [head, f"  labsim 无法运行你修改后的版本（{type(e).__name__}，不是你的问题）。"]
     ctx = RunContext(ex, program, ex.public_module.cases(), value=value, blank=blank)
     cases = ctx.all_cases()
     if not cases:
         return []
-    out = [head]
+    from labsim.budget import limited
+    with limited(EDITED_WORK_LIMIT):        # an illustration: it never gets the graded run's time
+        return [head, *_edited_lines(ctx, cases, at)]
+
+
+# thread-steps per launch of the edited version's runs (labsim.budget; lesson 10's 64×64×64 public case needs
+# about half): a launch of 1 << 28 blocks in an edited host function is refused at once, a long one stops
+EDITED_WORK_LIMIT = 1 << 26
+
+
+def _edited_lines(ctx, cases, at) -> list[str]:
+    out: list[str] = []
     verbs = {"RAW": ("写", "读"), "WAR": ("读", "写"), "WAW": ("写", "写")}
     example_shown = False                   # race examples once: the other cases' races are the same lines
     for case in cases:
         for schedule, name in (("lockstep", "按 warp 顺序执行"), ("adversarial", "对抗调度（一种不利的 warp 顺序）")):
             rec = ctx.run(case, schedule)
             where = f"  {case.shape_text('×')} 输入，{name}："
-            if rec.error_kind == "oob":
-                out.append(f"{where}越界访问：{rec.error}")
-                break
             if rec.error_kind:
-                out.append(f"{where}运行出错：{rec.error}")
+                out.append(f"{where}{error_text(rec)}。")
                 break
             out.append(where + ("输出正确。" if rec.correct else
-                                f"输出有 {rec.wrong} 个元素与参考答案不同（其中 {rec.unwritten} 个从未写入）。"))
+                                f"输出有 {rec.wrong} 个元素与参考答案不同{unwritten_text(rec)}。"))
             if schedule == "lockstep" and rec.race_count:
                 out.append(f"    数据竞争 {rec.race_count} 处（没有 barrier 隔开的不同 warp 访问同一个 shared 元素）"
                            + ("。" if example_shown else "，例如："))
@@ -456,7 +471,6 @@ def _instr_rows(run, st, ex) -> list[InstrRow]:
         where = (f"block {tuple(int(v) for v in s.sample.block)} warp {s.sample.warp} lane 0..31 → "
                  f"{'sector' if s.space == 'global' else 'bank'}：") if s.sample is not None else ""
         lanes = where + _lanes(s.sample) if s.sample is not None else ""
-        from .checkview import lane_map_svg
         svg = lane_map_svg(s.sample) if s.sample is not None else ""
         shown = line_map.get(s.line, s.line + st.submission.numbering.offset)
         rows.append(InstrRow(shown, s.space, s.op, s.array, int(s.requests), int(s.cost),
