@@ -135,7 +135,7 @@ def graded(path, ex, **options):
     """``grade_submission(path, ex, options=Options(nvcc="off", **options))``, computed once per test session for
     each exercise, file (path and content) and options: lesson 8-10's corpora are read by several test files,
     and a run of the suite grades each entry once. Callers only read the result."""
-    from grading.pipeline import Options, grade_submission
+    from grading.grade import Options, grade_submission
     p = Path(path)
     key = (ex.id, str(p.resolve()), hashlib.sha256(p.read_bytes()).hexdigest(), tuple(sorted(options.items())),
            os.environ.get("GRADING_SECRET"))

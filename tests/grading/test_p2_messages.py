@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from grading.pipeline import Options, grade_submission
+from grading.grade import Options, grade_submission
 from grading.spec import load_exercise
 
 CORPUS = Path(__file__).resolve().parent / "submissions" / "p2"
