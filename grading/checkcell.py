@@ -391,7 +391,7 @@ def edited_version(source: str, ex, value: int | None, blank: str, numbering: Nu
     accesses. Only shown; the graded source is always the template plus the blank. labsim interprets the
     code under its own step and size limits, so an edited loop that never ends gives a message, not a hang."""
     from .context import RunContext
-    from .sim import LabsimError, SimUnavailable, compile_source
+    from .sim import LabsimError, compile_source
     source = numbering.source(source)          # compiled as shown: every line it reports is the student's
     src_lines = source.splitlines()
 
@@ -403,7 +403,7 @@ def edited_version(source: str, ex, value: int | None, blank: str, numbering: Nu
     head = f"{EDITED_TITLE}：按你写的代码（含填空之外的改动）在 labsim 上运行，只供观察："
     try:
         program = compile_source(source, numbering.where if numbering.cell else ex.target_name)
-    except (LabsimError, SimUnavailable) as e:
+    except LabsimError as e:
         return [head, f"  labsim 无法编译你修改后的版本。labsim 的报错原文是“{e}”。"]
     except Exception as e:  # only an illustration: a front-end bug must not break the check cell
         return [head, f"  labsim 无法运行你修改后的版本（{type(e).__name__}，不是你的问题）。"]

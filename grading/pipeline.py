@@ -22,7 +22,7 @@ from .conformance import check_conformance
 from .context import RunContext
 from .nvcc import nvcc_compile
 from .results import SubmissionResult, TestResult
-from .sim import LabsimError, SimUnavailable
+from .sim import LabsimError
 from .source import Submission
 from .spec import Exercise
 from .state import GradeState, Options
@@ -127,9 +127,6 @@ def step_compile(st: GradeState) -> None:
         st.program = _compiled(st.exercise, source)
     except LabsimError as e:
         st.blocked = f"labsim 无法编译这份代码。labsim 的报错原文是“{st.submission.numbering.error(e)}”。"
-        st.result.problem = st.blocked
-    except SimUnavailable:
-        st.blocked = "这个环境里没有 labsim.cuda（CUDA C 前端），检查无法运行：请联系老师（不是你的问题）。"
         st.result.problem = st.blocked
 
 

@@ -19,38 +19,17 @@ from typing import Any
 
 import numpy as np
 
-try:  # the engine is a hard dependency; the CUDA front end may be absent in early checkouts
-    from labsim.errors import LabsimError, OutOfBoundsError
-except ImportError:  # pragma: no cover - labsim is part of this repository
-    LabsimError = OutOfBoundsError = Exception  # type: ignore[misc, assignment]
+from labsim.errors import LabsimError, OutOfBoundsError
 
 SHARED_LD_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
 SHARED_LD_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 SHARED_LD_INSTR = "smsp__inst_executed_op_shared_ld.sum"
 
 
-def cuda_available() -> bool:
-    """Whether the CUDA C front end (labsim.cuda with ``compile``) is installed."""
-    try:
-        import labsim.cuda as lc
-    except ImportError:
-        return False
-    return hasattr(lc, "compile")
-
-
-class SimUnavailable(RuntimeError):
-    """labsim.cuda is missing: the grader cannot run checks (a setup problem, not the student's)."""
-
-
 def compile_source(source: str, filename: str = "exercise.cu") -> Any:
     """``labsim.cuda.compile(source)``; compile errors are LabsimError subclasses naming file:line:col."""
-    if not cuda_available():
-        raise SimUnavailable("labsim.cuda is not installed: the CUDA C front end is needed to run checks")
     import labsim.cuda as lc
-    try:
-        return lc.compile(source, filename=filename)
-    except TypeError:
-        return lc.compile(source)
+    return lc.compile(source, filename=filename)
 
 
 @dataclass(frozen=True, eq=False)

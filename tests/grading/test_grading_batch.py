@@ -105,11 +105,6 @@ def test_misuse_exits_nonzero(argv):
     assert e.value.code == 2
 
 
-def test_broken_environment_exits_3(ex, corpus, tmp_path, monkeypatch):
-    monkeypatch.setattr(grading.sim, "cuda_available", lambda: False)
-    assert main(["grade", "--exercise", "lesson09", str(corpus), "--out", str(tmp_path / "o")]) == 3
-
-
 def test_gradescope_seeds_by_submission_id(ex, tmp_path):
     sub = tmp_path / "submission"
     sub.mkdir()

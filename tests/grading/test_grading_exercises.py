@@ -138,7 +138,8 @@ def test_bundle_carries_the_exercise_and_runs_like_gradescope(eid, tmp_path):
     # the instructor's README: assignment setup, base image, how manual points are entered, with the numbers
     readme = (root / "source" / "README.md").read_text(encoding="utf-8")
     assert "Ubuntu 22.04" in readme and "manual-graded question" in readme and "--manual-template" in readme
-    assert f"Total points: **{float(ex.config['max_score']):g}**" in readme
+    total = sum(c.points for c in ex.public_checks + ex.hidden_checks) + sum(m.points for m in ex.manual)
+    assert f"Total points: **{total:g}**" in readme
     shutil.copy(ex.solution_path, root / "submission" / ex.target_name)
     run = root / "source" / "run_autograder"
     run.chmod(0o755)

@@ -78,12 +78,10 @@ def test_student_runs_check_and_grader_accepts_receipt(ex, student_nb, tmp_path,
     nb = copy.deepcopy(student_nb)
     ex_cell = next(c for c in nb.cells if role(c) == "exercise")
     ex_cell.source = ex_cell.source.replace("______", "TILE_DIM + 1")
-    # the student types right after each "**你的答案：**" (several questions may share one markdown cell)
-    for q in ("解释你的实现", "Q1", "Q2", "Q3"):
-        cell = next(c for c in nb.cells if c.cell_type == "markdown" and f"### {q}\n" in c.source)
-        head = cell.source.index(f"### {q}\n")
-        mark = cell.source.index("**你的答案：**", head) + len("**你的答案：**")
-        cell.source = cell.source[:mark] + f"\n\n我的 {q} 回答：因为……所以……\n" + cell.source[mark:]
+    # the student types into each question's own answer cell (course_role: answer, course_question)
+    for q, item in (("解释你的实现", "explanation"), ("Q1", "Q1"), ("Q2", "Q2"), ("Q3", "Q3")):
+        cell = next(c for c in nb.cells if role(c) == "answer" and c.metadata.get("course_question") == item)
+        cell.source = f"我的 {q} 回答：因为……所以……\n"
     # run the setup, exercise and check cells in a real kernel, as the student would
     setup = next(c for c in nb.cells if c.cell_type == "code" and "setup_lesson" in c.source)
     check_cell = next(c for c in nb.cells if role(c) == "check")

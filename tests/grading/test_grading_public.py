@@ -81,17 +81,6 @@ def test_reprs(ex, tmp_path):
     assert "✗" in md and "❌" not in md and "◀ 转置读" in md and "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum" in md
 
 
-def test_missing_front_end_is_a_message_not_an_exception(ex, tmp_path, monkeypatch, capsys):
-    import grading.sim
-    from grading.sim import SimUnavailable
-
-    def unavailable(src, filename="x"):
-        raise SimUnavailable("no front end")
-    monkeypatch.setattr(grading.sim, "compile_source", unavailable)
-    rep = check(write(tmp_path, fill(ex, "TILE_DIM + 1")))
-    assert not rep.ok and "labsim.cuda" in capsys.readouterr().out
-
-
 @needs_cuda
 def test_edited_version_runs_as_written_but_the_verdict_is_template_plus_blank(ex, tmp_path):
     from grading.checkcell import EDITED_TITLE

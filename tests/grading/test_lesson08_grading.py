@@ -56,7 +56,8 @@ def test_square_only_fill_is_vetoed_with_its_cause(ex8):
     assert "下标前进 80、48 个元素，正是 input 的列数 N" in veto.reason and "output 是 N 行 M 列" in veto.reason
     assert "只有 M = N 时两者相同" in veto.reason and "“方阵”" in veto.reason
     public = next(t for t in res.tests if t.id == "public_nonsquare")
-    assert "越界" in public.output and "output[6144]" in public.output   # 64×96: col * N + row reaches M·N
+    # 64×96: col * N + row reaches M·N = 6144, row 96 of the 96×64 output
+    assert "越界" in public.output and "output[96][0]" in public.output and "6144" in public.output
 
 
 def test_student_visible_text_never_shows_hidden_inputs(ex8):
