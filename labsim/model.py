@@ -77,6 +77,7 @@ MODEL_VERSION = "3"   # 2: the compiled program (CountPlan): LDS.128 merging, br
 
 _BIG = np.int64(1) << 40
 WARP = 32
+_MEMOS: dict[tuple, dict] = {}        # CountingModel's memo per (banks, bank width, sector size), across launches
 _EXACT_ROWS = 16                      # up to this many requests, memoise on the exact addresses (_few_warps)
 _INACTIVE = np.iinfo(np.int64).min    # an inactive lane in a pattern (CountingModel._many_warps)
 # odd multipliers for hashing a row of 32 lanes (Weyl sequence of the golden ratio; no numpy.random import)
@@ -313,7 +314,10 @@ class CountingModel:
         self.bank_bytes = gpu.bank_bytes
         self.plan = plan
         self.mode = plan.mode if plan is not None else "source"   # "source": no compiler decisions applied
-        self._memo: dict[tuple, tuple] = {}     # one-warp accesses and patterns seen before (loops repeat them)
+        # accesses and patterns seen before (loops repeat them): shared by every launch on the same banks and sectors
+        # unless a subclass changes what they cost
+        self._memo: dict[tuple, tuple] = (_MEMOS.setdefault((self.banks, self.bank_bytes, self.sector_bytes), {})
+                                          if type(self).cost is CountingModel.cost else {})
         # addresses matter only modulo this (banks x bank width, sector size, widest access): see _many_warps
         self._period = math.lcm(self.banks * self.bank_bytes, self.sector_bytes, 16)
         self._pending: dict = {}                # vector groups waiting for their other executions
