@@ -33,12 +33,13 @@ from .context import BRANCHES, BuildContext
 from .execute import ensure_kernel, execute_notebook
 from .html import PageRenderer, install_assets
 from .lang import UI
-from .leaks import hidden_snippets, scan_for_leaks
+from .leaks import (exercise_fills, fill_patterns, hidden_snippets, public_code, scan_for_fills, scan_for_leaks,
+                    shipped_files)
 from .notebook import to_notebook
 from .qmd import Cell, Document, iter_nodes, read_qmd, write_qmd
 from .quarto import find_quarto, quarto_version, render_branch
 from .site import Site, load_site
-from .studentkit import make_student_kit
+from .studentkit import ARCHIVE, has_kit, make_archive, make_student_kit
 from .transforms import NOTEBOOK_PIPELINE, SOURCE_PIPELINE, run_pipeline
 from .transforms.guard_leaks import LeakError
 from .vendor import ensure_vendor, install_for_quarto, install_vendor
@@ -117,21 +118,23 @@ def _ipynb(page: str) -> str:
     return page[: -len(".qmd")] + ".ipynb"
 
 
-def _landing(title: str, branches: tuple[str, ...], renderer: str) -> str:
-    """The page at ``_site/index.html``: the course's own title (no branch suffix) and both branches."""
+def _landing(title: str, branches: tuple[str, ...], renderer: str, kit: bool = False) -> str:
+    """The instructors' page at ``_site/index.html``: the course's own title (no branch suffix), both branches,
+    the student kit's archive, and which folder is published for students (``exercise/``, self-contained)."""
     blurbs = {"exercise": UI["exercise_blurb"], "answer": UI["answer_blurb"]}
     cards = "".join(
         f'<a class="card" href="{b}/index.html"><span class="name">'
         f'{html.escape(UI["answer_branch"] if b == "answer" else UI["exercise_branch"])}</span>'
         f'<span class="blurb">{html.escape(blurbs[b])}</span></a>'
         for b in sorted(branches, key=lambda b: b != "exercise"))
-    notebooks = (f'<a class="card" href="notebooks/"><span class="name">{html.escape(UI["notebooks"])}</span>'
-                 f'<span class="blurb">{html.escape(UI["notebooks_blurb"])}</span></a>') if "exercise" in branches else ""
+    notebooks = (f'<a class="card" href="exercise/{ARCHIVE}" download><span class="name">{html.escape(UI["notebooks"])}'
+                 f'</span><span class="blurb">{html.escape(UI["notebooks_blurb"])}</span></a>') if kit else ""
     return (f'<!DOCTYPE html>\n<html lang="zh"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{html.escape(title)}</title><style>{LANDING_CSS}</style></head>"
             f'<body><main><h1>{html.escape(title)}</h1><p class="lead">{html.escape(UI["landing_lead"])}</p>'
             f'<nav class="cards">{cards}{notebooks}</nav>'
+            f'<p class="publish">{html.escape(UI["landing_publish"])}</p>'
             f'<p class="foot">{html.escape(UI["landing_renderer"].format(renderer=renderer))}</p></main></body></html>\n')
 
 
@@ -142,13 +145,28 @@ LANDING_CSS = (
     ".cards{display:grid;gap:1rem}.card{display:block;padding:1rem 1.2rem;border:1px solid #dee2e6;"
     "border-left:.35rem solid #2c5d8f;border-radius:.4rem;background:#fff;text-decoration:none;color:inherit}"
     ".card:hover{box-shadow:0 2px 8px #0002}.name{display:block;font-weight:700;font-size:1.15rem;color:#2c5d8f}"
-    ".blurb{display:block;margin-top:.3rem;color:#495057}.foot{margin-top:2rem;font-size:.8rem;color:#868e96}")
+    ".blurb{display:block;margin-top:.3rem;color:#495057}.publish{margin-top:1.4rem;padding:.7rem 1rem;"
+    "background:#fff8e1;border:1px solid #ffe08a;border-radius:.4rem}.foot{margin-top:2rem;font-size:.8rem;color:#868e96}")
 
 
-def _with_download_link(qmd_text: str, notebook: str) -> str:
-    """The Quarto page source with the notebook download link under the title (the fallback's template
-    shows the same link there)."""
-    link = (f'::: {{.course-download}}\n[{UI["download_notebook"]}]({notebook}){{download="{notebook}"}}\n:::\n\n')
+def _kit_link(href: str) -> str:
+    return f'[{UI["download_kit"]}]({href}){{download="{ARCHIVE}"}} [{UI["kit_note"]}]{{.course-kit-note}}'
+
+
+def _with_download_link(qmd_text: str, notebook: str | None, kit_href: str | None = None,
+                        home: bool = False) -> str:
+    """The Quarto page source with the notebook download link under the title and, on the exercise branch
+    (``kit_href``: the student kit's zip relative to the page), the kit link beside it or, on the home page, a
+    box with the kit link and the install note (the fallback's template shows the same)."""
+    link = (f'::: {{.course-download}}\n[{UI["download_notebook"]}]({notebook}){{download="{notebook}"}}\n:::\n\n'
+            if notebook else "")
+    if kit_href and notebook:
+        link += f"::: {{.course-kit}}\n{_kit_link(kit_href)}\n:::\n\n"
+    if kit_href and home:
+        link += (f'::: {{.course-kit .course-kit-home}}\n[{UI["kit_home_title"]}]{{.course-kit-title}}\n\n'
+                 f'{UI["kit_home"]}\n\n{_kit_link(kit_href)}\n:::\n\n')
+    if not link:
+        return qmd_text
     if qmd_text.startswith("---\n"):
         end = qmd_text.find("\n---\n", 4)
         if end != -1:
@@ -199,6 +217,8 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
         raise BuildError(f"--only names pages the site does not build: {sorted(set(only) - set(pages))}")
     docs: dict[str, Document] = {p: read_qmd(root / p, p) for p in pages}
     snippets = hidden_snippets(root)
+    answers = fill_patterns(exercise_fills(root), public_code(root))
+    kit = "exercise" in branches and has_kit(root)     # the student kit's zip goes into the exercise site
     base = (out or root).resolve()
     build_dir, site_dir = base / "_build", base / "_site"
     report = BuildReport("quarto" if use_quarto else "fallback",
@@ -231,8 +251,11 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
                 raise BuildError(f"leak guard: {err}") from None
             (bdir / p).parent.mkdir(parents=True, exist_ok=True)
             text = write_qmd(qdoc)
-            if use_quarto and any(isinstance(n, Cell) for n, _ in iter_nodes(qdoc.children)):
-                text = _with_download_link(text, os.path.basename(_ipynb(p)))
+            if use_quarto:
+                has_code = any(isinstance(n, Cell) for n, _ in iter_nodes(qdoc.children))
+                text = _with_download_link(text, os.path.basename(_ipynb(p)) if has_code else None,
+                                           "../" * p.count("/") + ARCHIVE if kit and b == "exercise" else None,
+                                           home=p == "index.qmd")
             (bdir / p).write_text(text, encoding="utf-8")
             nbformat.write(to_notebook(ndoc, student=True, branch=b), bdir / _ipynb(p))
             html_nbs[(b, p)] = to_notebook(hdoc, student=False, branch=b)
@@ -314,7 +337,7 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
         install_assets(dest)
         copied = install_vendor(vendor_files, dest / "site_libs")
         report.vendored = {k: v.note for k, v in vendor_files.items() if k in copied}
-        renderer_ = PageRenderer(sites[b], b, copied)
+        renderer_ = PageRenderer(sites[b], b, copied, kit_archive=ARCHIVE if kit and b == "exercise" else None)
         for p in pages:
             out = dest / (p[: -len(".qmd")] + ".html")
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -339,20 +362,39 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
             (hand_out / _ipynb(p)).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(build_dir / "exercise" / _ipynb(p), hand_out / _ipynb(p))
 
-        if not only:
-            make_student_kit(root, hand_out)
+        made_kit = False
+        if not only and kit:
+            t = time.perf_counter()
+            from grading.studentbuild.verify import BuildError as KitError
+            try:
+                kit_log = make_student_kit(root, hand_out)
+            except KitError as err:
+                raise BuildError(f"leak guard: student kit: {err}") from None
+            made_kit = True
+            log(f"coursebuild: student kit in {hand_out.relative_to(base)}: "
+                f"{next((ln for ln in kit_log if 'h200' in ln), 'no H200 bundle')}")
 
-        # 5. Nothing hidden may have reached anything built for students.
-        built = [f for d in (site_dir / "exercise", hand_out, build_dir / "exercise", build_dir / "executed" / "exercise")
-                 for f in d.rglob("*") if f.is_file() and f.suffix in (".html", ".ipynb", ".qmd", ".py", ".cu",
-                                                                       ".toml")]
+        # 5. Nothing hidden and no exercise's answer may have reached anything built for students: every file
+        # of the student site, the hand-out (the kit) and the exercise branch's sources and notebooks.
+        built = shipped_files(site_dir / "exercise", hand_out, build_dir / "exercise", build_dir / "executed" / "exercise")
         hits = scan_for_leaks(built, snippets)
         if hits:
             raise BuildError("leak guard: hidden-check text in the exercise branch:\n  " + "\n  ".join(hits[:20]))
+        hits = scan_for_fills(built, answers)
+        if hits:
+            raise BuildError("leak guard: an exercise's answer (its reference fill) in what students get:\n  "
+                             + "\n  ".join(hits[:20]))
+        log(f"coursebuild: leak guard: {len(built)} files of the student site, kit and exercise branch: no hidden-check "
+            f"text ({len(snippets)} snippets), no reference fill ({len(answers)} patterns)")
+        if made_kit:
+            archive = make_archive(hand_out, site_dir / "exercise" / ARCHIVE)
+            report.timings["student kit"] = time.perf_counter() - t
+            log(f"coursebuild: student kit archive: {archive.relative_to(base)} "
+                f"({archive.stat().st_size / 2**20:.1f} MiB), linked from every exercise page")
 
     site_dir.mkdir(exist_ok=True)
-    (site_dir / "index.html").write_text(_landing(load_site(root).title, branches, report.renderer_detail),
-                                         encoding="utf-8")
+    (site_dir / "index.html").write_text(_landing(load_site(root).title, branches, report.renderer_detail,
+                                                  kit=(site_dir / "exercise" / ARCHIVE).is_file()), encoding="utf-8")
     report.seconds = time.perf_counter() - t0
     report.cpu_seconds = _cpu_seconds() - cpu0
     info = {"renderer": report.renderer, "renderer_detail": report.renderer_detail,

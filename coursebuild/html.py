@@ -39,8 +39,10 @@ def install_assets(site_dir: Path) -> None:
 class PageRenderer:
     """Renders the pages of one branch of the site (one exporter reused for every page)."""
 
-    def __init__(self, site: Site, branch: str, vendored: dict[str, str]) -> None:
-        self.site, self.branch, self.vendored = site, branch, vendored
+    def __init__(self, site: Site, branch: str, vendored: dict[str, str], kit_archive: str | None = None) -> None:
+        # kit_archive: the student kit's zip relative to the branch's root (exercise branch), linked beside every
+        # notebook download link and from the home page
+        self.site, self.branch, self.vendored, self.kit_archive = site, branch, vendored, kit_archive
         self.exporter = HTMLExporter(template_name="course", extra_template_basedirs=[str(TEMPLATES)])
         self.exporter.embed_images = True
         self.exporter.language_code = LANG
@@ -48,7 +50,7 @@ class PageRenderer:
         self.exporter.exclude_output_prompt = True
 
     def __repr__(self) -> str:
-        return f"PageRenderer(branch={self.branch!r}, vendored={sorted(self.vendored)})"
+        return f"PageRenderer(branch={self.branch!r}, vendored={sorted(self.vendored)}, kit={self.kit_archive!r})"
 
     def page_context(self, page: str, nb: NotebookNode, notebook_name: str | None) -> dict:
         """Everything the template shows around the notebook body (escaped here, not in Jinja)."""
@@ -77,6 +79,12 @@ class PageRenderer:
             "subtitle": html.escape(str(front.get("subtitle", ""))),
             "notebook_href": html.escape(notebook_name) if notebook_name else "",
             "download_label": html.escape(UI["download_notebook"]),
+            "kit_href": html.escape(root + self.kit_archive) if self.kit_archive else "",
+            "kit_home": page == "index.qmd",
+            "kit_label": html.escape(UI["download_kit"]),
+            "kit_note": html.escape(UI["kit_note"]),
+            "kit_home_title": html.escape(UI["kit_home_title"]),
+            "kit_home_text": html.escape(UI["kit_home"]),
             "prev": nav(prev), "next": nav(nxt),
             "prev_label": html.escape(UI["prev"]), "next_label": html.escape(UI["next"]),
             "footer": html.escape(UI["renderer_note"]),

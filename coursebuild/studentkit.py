@@ -39,6 +39,11 @@ H200 的实测记录（Nsight Compute 计数器、计时、compute-sanitizer 报
 """
 
 
+def has_kit(root: Path) -> bool:
+    """Whether ``root`` holds the packages a kit is made of (a test fixture course does not)."""
+    return all((root / pkg).is_dir() for pkg in PACKAGES + ("grading",))
+
+
 def _package_data(root: Path) -> dict[str, list[str]]:
     """The course's package-data globs (pyproject.toml), plus the kit data this build writes into figures/."""
     with open(root / "pyproject.toml", "rb") as f:
@@ -66,7 +71,7 @@ def make_student_kit(root: Path, hand_out: Path) -> list[str]:
 
     A project without the course packages (a test fixture course) gets no kit: returns an empty log.
     """
-    if not all((root / pkg).is_dir() for pkg in PACKAGES + ("grading",)):
+    if not has_kit(root):
         return []
     from grading.studentbuild import build as grading_student_build   # instructor tool, present in the repo
 

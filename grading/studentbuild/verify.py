@@ -1,5 +1,7 @@
 """Step 6: prove nothing hidden survived — no hidden-check module, none of its check names or function
-names, no instructor secret, none of the files an exercise keeps for instructors (rubric, solution, ...)."""
+names, no instructor secret, none of the files an exercise keeps for instructors (rubric, solution, ...) —
+and that no file of the kit (the folder the student build writes into: notebooks, labsim, figures, grading)
+holds an exercise's reference fill."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -28,6 +30,20 @@ def _forbidden_files(ctx) -> set[Path]:
     return {ctx.out / "exercises" / name / f for name in ctx.exercises for f in load_exercise(name).instructor_files}
 
 
+def answer_hits(ctx) -> list[str]:
+    """Where the kit (everything under the folder the student build writes into) holds an exercise's reference
+    fill: the solution diffed against the template (coursebuild.leaks, the course build's own scanner)."""
+    from coursebuild.leaks import fill_patterns, reference_fill, scan_for_fills, shipped_files
+    from ..spec import available, load_exercise
+    fills, public = [], []
+    for name in available():
+        ex = load_exercise(name)
+        public.append("\n".join(ln.split("//", 1)[0] for ln in ex.template.splitlines()))
+        if name in ctx.exercises and ex.solution_path.is_file():
+            fills.append(reference_fill(name, ex.template, ex.solution_path.read_text(encoding="utf-8"), ex.blank))
+    return scan_for_fills(shipped_files(ctx.out.parent), fill_patterns(fills, public))
+
+
 def run(ctx) -> None:
     forbidden = forbidden_strings(ctx.exercises)
     files = _forbidden_files(ctx)
@@ -40,4 +56,8 @@ def run(ctx) -> None:
         for s, what in forbidden.items():
             if s in text:
                 raise BuildError(f"{p.relative_to(ctx.out)} contains {what} ({s!r})")
-    ctx.log.append(f"verified: none of {len(forbidden)} hidden strings in {ctx.out}")
+    hits = answer_hits(ctx)
+    if hits:
+        raise BuildError("an exercise's answer ships:\n  " + "\n  ".join(hits[:20]))
+    ctx.log.append(f"verified: none of {len(forbidden)} hidden strings in {ctx.out}, no reference fill of "
+                   f"{', '.join(ctx.exercises)} in {ctx.out.parent}")

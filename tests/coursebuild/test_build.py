@@ -188,3 +188,28 @@ def test_cli_prints_renderer_and_time(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "coursebuild", "--root", str(tmp_path / "nowhere")],
                          capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "_quarto.yml not found" in bad.stderr
+
+
+SOLUTION = "__shared__ float tile[TILE][TILE + 1];  // fixture solution\n"
+
+
+@pytest.mark.parametrize("plant", ["lesson", "resource", "none"])
+def test_a_reference_fill_anywhere_students_get_fails_the_build(tmp_path, plant):
+    """The exercise's answer (solution.cu diffed against template.cu: ``TILE + 1``) planted in the exercise
+    branch's text or in a file copied next to the lessons fails the build; without it the build passes."""
+    text = (FIXTURE / f"{LESSON}.qmd").read_text(encoding="utf-8")
+    if plant == "lesson":
+        text = text.replace("看行步长。", "看行步长：tile[TILE][TILE+1]。")
+    root = _project(tmp_path, text)
+    (root / "grading/exercises/demo/solution.cu").write_text(SOLUTION, encoding="utf-8")
+    if plant == "resource":
+        with open(root / "lessons/prelude/demo_script.py", "a", encoding="utf-8") as f:
+            f.write('\nPAD = "TILE + 1"\n')
+    run = lambda: build(root, renderer="fallback", only=[f"{LESSON}.qmd"], execute=False,  # noqa: E731
+                        log=lambda s: None)
+    if plant == "none":
+        run()
+        return
+    where = "lessons/prelude/demo_script.py" if plant == "resource" else "lesson01_demo"
+    with pytest.raises(BuildError, match=rf"(?s)reference fill.*{where}.*contains demo's answer 'TILE \+ 1'"):
+        run()

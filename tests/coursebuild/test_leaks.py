@@ -35,3 +35,79 @@ def test_scan_sees_through_highlighting_and_json(tmp_path):
     clean.write_text("nothing", encoding="utf-8")
     hits = scan_for_leaks([html, nb, clean], snippet)
     assert len(hits) == 2 and all("hidden.py" in h for h in hits)
+
+
+# ---- reference fills (issue 24, item 4) ---------------------------------------------------------------------
+
+import os  # noqa: E402
+import re  # noqa: E402
+
+import pytest  # noqa: E402
+
+from coursebuild.leaks import (ALLOW_FILLS, exercise_fills, fill_patterns, public_code, reference_fill,  # noqa: E402
+                               scan_for_fills)
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _fill_by_text(template: str, solution: str) -> str:
+    """The solution's text in place of the blank: its blank line, comment cut, minus the template's text before
+    and after the blank (characters, independent of coursebuild's token diff)."""
+    t_line = next(ln for ln in template.splitlines() if "______" in ln).split("//")[0].strip()
+    before, after = t_line.split("______")
+    s_line = next(c for c in (ln.split("//")[0].strip() for ln in solution.splitlines())
+                  if c.startswith(before) and c.endswith(after) and c != t_line)
+    return s_line[len(before):len(s_line) - len(after)]
+
+
+@pytest.mark.parametrize("eid", sorted(p.name for p in (REPO / "grading" / "exercises").iterdir()
+                                       if (p / "solution.cu").is_file()))
+def test_reference_fill_of_every_exercise(eid):
+    folder = REPO / "grading" / "exercises" / eid
+    template, solution = (folder / "template.cu").read_text(encoding="utf-8"), (folder / "solution.cu").read_text(encoding="utf-8")
+    fill = reference_fill(eid, template, solution)
+    assert fill.fill == _fill_by_text(template, solution)
+    assert fill.statement.replace(fill.fill, "______") in template
+
+
+def test_fill_patterns_skip_fills_the_templates_give_away():
+    fills = exercise_fills(REPO)
+    pats = {(e, what) for e, what, _ in fill_patterns(fills, public_code(REPO))}
+    by_id = {f.exercise: f for f in fills}
+    # P2's fill is lesson 8's given read (input[row * N + col]): only P2's whole statement is an answer
+    assert (by_id["p2"].exercise, by_id["p2"].fill) not in pats and ("p2", by_id["p2"].statement) in pats
+    assert ("lesson08", by_id["lesson08"].fill) in pats
+
+
+def test_scan_finds_a_fill_however_spaced_and_wherever(tmp_path):
+    fill = reference_fill("x", "  a[______] = v;  // TODO\n", "  a[col * M + row] = v;  // done\n")
+    pats = fill_patterns([fill], ["b[row * N + col] = 0;"])
+    files = {"a.py": 'BLANK = "col*M+row"\n', "b.html": "<span>col</span> <span>*</span> M + row",
+             "c.ipynb": '{"source": ["x = (col  *  M + row)\\n"]}', "d.md": "col * M + row0 and xcol * M + row",
+             "e.txt": "  a[ col * M + row ] = v;"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    hits = scan_for_fills(sorted(tmp_path.iterdir()), pats, allow={})
+    assert sorted(re.match(r".*/(\w\.\w+):", h)[1] for h in hits) == ["a.py", "b.html", "c.ipynb", "e.txt", "e.txt"]
+    assert scan_for_fills(sorted(tmp_path.iterdir()), pats, allow={"a.py": {"x"}, "e.txt": {"x"}, "b.html": {"x"},
+                                                                   "c.ipynb": {"x"}}) == []
+
+
+def test_exercises_outside_the_root_count(tmp_path, monkeypatch):
+    """GRADING_EXERCISES adds exercise roots, as grading.spec reads it: their hidden lines and fills count."""
+    ext = tmp_path / "elsewhere" / "ext1"
+    ext.mkdir(parents=True)
+    (ext / "template.cu").write_text("int k = ______;\n", encoding="utf-8")
+    (ext / "solution.cu").write_text("int k = warp_id * 33 + lane;\n", encoding="utf-8")
+    (ext / "hidden_checks.py").write_text("SECRET_CASES = [(7, 9), (1, 1), (2, 3)]\n", encoding="utf-8")
+    root = tmp_path / "course"
+    root.mkdir()
+    assert exercise_fills(root) == [] and hidden_snippets(root) == []
+    monkeypatch.setenv("GRADING_EXERCISES", str(tmp_path / "elsewhere"))
+    assert [f.fill for f in exercise_fills(root)] == ["warp_id * 33 + lane"]
+    assert [line for _, line in hidden_snippets(root)] == ["SECRET_CASES = [(7, 9), (1, 1), (2, 3)]"]
+
+
+def test_allow_list_names_only_real_files():
+    for suffix in ALLOW_FILLS:
+        assert (REPO / suffix).is_file(), f"ALLOW_FILLS names {suffix}, which does not exist"

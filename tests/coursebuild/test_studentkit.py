@@ -69,3 +69,28 @@ def test_kit_data_is_small_and_equals_the_repo_reading(tmp_path):
         package_data = tomllib.load(f)["tool"]["setuptools"]["package-data"]
     assert "_kitdata/*" in package_data["figures"] and "*.js" in package_data["*"]
     assert not (ROOT / "figures" / "_kitdata").exists()      # written into the kit only
+
+
+def test_a_reference_fill_anywhere_in_the_kit_fails_its_build(tmp_path):
+    """grading's student build ends by scanning every file of the kit for each exercise's reference fill
+    (the solution diffed against the template): in a notebook, and in a copied package."""
+    import pytest
+    from grading.studentbuild.verify import BuildError
+    kit = tmp_path / "kit"
+    (kit / "lessons").mkdir(parents=True)
+    (kit / "lessons" / "x.ipynb").write_text('{"cells": [{"source": ["output[col*M + row] = v;"]}]}', encoding="utf-8")
+    with pytest.raises(BuildError, match=r"lessons/x\.ipynb:1: contains lesson08's answer"):
+        make_student_kit(ROOT, kit)
+    # a figures module that carries lesson 10's fill, in a course whose other parts are this repo's
+    root = tmp_path / "course"
+    root.mkdir()
+    for name in ("labsim", "grading", "lessons", "measurements", "pyproject.toml"):
+        (root / name).symlink_to(ROOT / name)
+    import shutil
+    shutil.copytree(ROOT / "figures", root / "figures", ignore=shutil.ignore_patterns("__pycache__"))
+    with open(root / "figures" / "kernels.py", "a", encoding="utf-8") as f:
+        f.write('\nB_INDEX = "(t + ty) * N + col"\n')
+    kit2 = tmp_path / "kit2"
+    kit2.mkdir()
+    with pytest.raises(BuildError, match=r"figures/kernels\.py:\d+: contains lesson10's answer '\(t \+ ty\) \* N \+ col'"):
+        make_student_kit(root, kit2)
