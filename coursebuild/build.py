@@ -277,9 +277,15 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
         kernel_env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
                       **explorer_env}
 
+        started = [0]
+        total = len(pages) * len(branches)
+
         def run_page(p: str) -> None:
             seen: dict[str, nbformat.NotebookNode] = {}
             for b in branches:
+                with lock:
+                    started[0] += 1
+                    log(f"coursebuild:   [{started[0]}/{total}] {b:8s} {p} ...")
                 nb = html_nbs[(b, p)]
                 key = _nb_key(nb)
                 t = time.perf_counter()
@@ -324,7 +330,23 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
             copied = install_for_quarto(vendor_files, build_dir / b)
             report.vendored = {k: v.note for k, v in vendor_files.items() if k in copied}
             tb, cb = time.perf_counter(), _cpu_seconds()
-            warned = render_branch(quarto, build_dir / b, b, dest, pythonpath=str(root), env=explorer_env)
+            current: list = []          # [file, started] of the page Quarto is rendering
+
+            def page_done(b=b, current=current) -> None:
+                if current:
+                    took = time.perf_counter() - current[1]
+                    report.timings[f"quarto {b} {current[0]}"] = took
+                    log(f"coursebuild:   {b:8s} {current[0]}: rendered (cells run) in {took:.1f} s")
+
+            def on_page(k: int, n: int, file: str, b=b, current=current) -> None:
+                page_done()
+                current[:] = [file, time.perf_counter()]
+                log(f"coursebuild:   {b:8s} [{k}/{n}] {file} ...")
+
+            log(f"coursebuild: quarto render --profile {b} ({len(pages)} pages; each page's cells run as it renders)")
+            warned = render_branch(quarto, build_dir / b, b, dest, pythonpath=str(root), env=explorer_env,
+                                   on_page=on_page)
+            page_done()
             report.timings[f"quarto {b}"] = time.perf_counter() - tb
             log(f"coursebuild:   {b:8s} quarto render (runs every page's code): {time.perf_counter() - tb:.1f} s "
                 f"(CPU {_cpu_seconds() - cb:.1f} s)")
