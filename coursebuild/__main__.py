@@ -34,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = build(args.root, branches=tuple(args.branch or BRANCHES), renderer=args.renderer,
                        execute=not args.no_execute, jobs=args.jobs, only=args.only,
-                       fail_on_warnings=args.fail_on_warnings)
+                       fail_on_warnings=args.fail_on_warnings,
+                       log=lambda line: print(line, flush=True))     # progress shows in a piped CI log too
     except (BuildError, NotebookExecutionError, QmdError, QuartoError, SiteConfigError) as err:
         print(f"coursebuild: error: {err}", file=sys.stderr)
         print(f"coursebuild: failed after {time.perf_counter() - t0:.1f} s", file=sys.stderr)

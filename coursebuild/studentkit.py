@@ -44,12 +44,22 @@ def has_kit(root: Path) -> bool:
     return all((root / pkg).is_dir() for pkg in PACKAGES + ("grading",))
 
 
-def _package_data(root: Path) -> dict[str, list[str]]:
-    """The course's package-data globs (pyproject.toml), plus the kit data this build writes into figures/."""
-    with open(root / "pyproject.toml", "rb") as f:
-        data = tomllib.load(f).get("tool", {}).get("setuptools", {}).get("package-data", {})
-    out = {k: list(v) for k, v in data.items()}
-    out.setdefault("figures", []).append(KIT_DATA + "/*")
+def _package_data(kit: Path) -> dict[str, list[str]]:
+    """Every file of the kit's packages that is not a module of a package, as setuptools package-data of the package
+    that holds it (``{"figures": ["_kitdata/h200.json.gz", "data/harris_2013.json", "static_explorer.js"]}``):
+    a non-editable install then carries everything the copied folders carry, data folders without an
+    ``__init__.py`` included."""
+    out: dict[str, list[str]] = {}
+    for top in PACKAGES + ("grading",):
+        for p in sorted((kit / top).rglob("*")):
+            rel = p.relative_to(kit)
+            module = p.suffix == ".py" and (p.parent / "__init__.py").is_file()   # setuptools ships those itself
+            if not p.is_file() or module or p.suffix == ".pyc" or "__pycache__" in rel.parts:
+                continue
+            pkg = p.parent
+            while not (pkg / "__init__.py").is_file():
+                pkg = pkg.parent
+            out.setdefault(".".join(pkg.relative_to(kit).parts), []).append(p.relative_to(pkg).as_posix())
     return out
 
 
@@ -88,12 +98,13 @@ def make_student_kit(root: Path, hand_out: Path) -> list[str]:
             ["]", "", "[tool.setuptools]",
              'packages = { find = { include = ["labsim*", "figures*", "grading*"] } }', "",
              "[tool.setuptools.package-data]"] + \
-            [f'"{k}" = [{", ".join(json.dumps(g) for g in v)}]' for k, v in _package_data(root).items()] + [""]
-    (hand_out / "pyproject.toml").write_text("\n".join(lines), encoding="utf-8")
+            ["{package_data}", ""]
     (hand_out / "README.md").write_text(README, encoding="utf-8")
-    # last: grading's student build ends with its own verify, which scans the whole kit for answers
+    # grading's student build ends with its own verify, which scans the whole kit for answers
     shutil.rmtree(hand_out / "grading", ignore_errors=True)
     ctx = grading_student_build(hand_out)
+    data = "\n".join(f'"{k}" = [{", ".join(json.dumps(g) for g in v)}]' for k, v in _package_data(hand_out).items())
+    (hand_out / "pyproject.toml").write_text("\n".join(lines).replace("{package_data}", data), encoding="utf-8")
     return log + ctx.log
 
 

@@ -67,7 +67,15 @@ def test_kit_data_is_small_and_equals_the_repo_reading(tmp_path):
     assert (kit / "figures" / p2.SCRIPT_DATA).read_bytes() == (ROOT / p2.SCRIPT).read_bytes()
     with open(kit / "pyproject.toml", "rb") as f:
         package_data = tomllib.load(f)["tool"]["setuptools"]["package-data"]
-    assert "_kitdata/*" in package_data["figures"] and "*.js" in package_data["*"]
+    assert {"_kitdata/h200.json.gz", "_kitdata/02_memory_coalescing.py", "static_explorer.js"} <= set(package_data["figures"])
+    # every file the kit's package folders hold that is not a module is package data of its package
+    for pkg, files in package_data.items():
+        for f in files:
+            assert (kit / pkg.replace(".", "/") / f).is_file(), (pkg, f)
+    n_data = sum(1 for top in ("labsim", "figures", "grading") for p in (kit / top).rglob("*")
+                 if p.is_file() and not (p.suffix == ".py" and (p.parent / "__init__.py").is_file())
+                 and p.suffix != ".pyc" and "__pycache__" not in p.parts)
+    assert sum(map(len, package_data.values())) == n_data
     assert not (ROOT / "figures" / "_kitdata").exists()      # written into the kit only
 
 
