@@ -32,13 +32,13 @@ def _forbidden_files(ctx) -> set[Path]:
 
 def answer_hits(ctx) -> list[str]:
     """Where the kit (everything under the folder the student build writes into) holds an exercise's reference
-    fill: the solution diffed against the template (coursebuild.leaks, the course build's own scanner)."""
-    from coursebuild.leaks import fill_patterns, reference_fill, scan_for_fills, shipped_files
+    fill: the solution diffed against the template (studentbuild.fills, which the course build's scanner uses too)."""
+    from .fills import code_only, fill_patterns, reference_fill, scan_for_fills, shipped_files
     from ..spec import available, load_exercise
     fills, public = [], []
     for name in available():
         ex = load_exercise(name)
-        public.append("\n".join(ln.split("//", 1)[0] for ln in ex.template.splitlines()))
+        public.append("\n".join(code_only(ln) for ln in ex.template.splitlines()))
         if name in ctx.exercises and ex.solution_path.is_file():
             fills.append(reference_fill(name, ex.template, ex.solution_path.read_text(encoding="utf-8"), ex.blank))
     return scan_for_fills(shipped_files(ctx.out.parent), fill_patterns(fills, public))
