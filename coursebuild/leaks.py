@@ -88,25 +88,26 @@ def _shown(path: Path, root: Path) -> str:
 
 
 def hidden_snippets(root: Path) -> list[tuple[str, str]]:
-    """``(hidden file relative to root, line)`` pairs that identify hidden-check text."""
+    """``(hidden file relative to root, line)`` pairs that identify hidden-check text: lines that occur in no
+    public file, not even inside a longer line (the README's example of a check decorator is no leak)."""
     hidden = hidden_files(root)
     if not hidden:
         return []
     hidden_set = set(hidden)
-    public: set[str] = set()
-    for folder in ("grading", "labsim", "figures"):
-        if (root / folder).is_dir():
-            for p in _text_files(root / folder):
-                if p not in hidden_set:
-                    public |= _lines(p)
-    for folder in exercise_folders(root):          # exercises outside the root: their public files too
-        for p in _text_files(folder):
+    public: list[str] = []
+    bases = [root / folder for folder in ("grading", "labsim", "figures") if (root / folder).is_dir()]
+    for base in bases + exercise_folders(root):   # exercises outside the root: their public files too
+        for p in _text_files(base):
             if p not in hidden_set:
-                public |= _lines(p)
+                try:
+                    public.append(p.read_text(encoding="utf-8"))
+                except (UnicodeDecodeError, OSError):
+                    pass
+    public_text = "\n".join(public)
     out = []
     for path in hidden:
         for line in sorted(_lines(path)):
-            if len(line) >= MIN_LEN and line not in public and not _BORING.match(line):
+            if len(line) >= MIN_LEN and not _BORING.match(line) and line not in public_text:
                 out.append((_shown(path, root), line))
     return out
 
