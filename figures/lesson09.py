@@ -238,7 +238,9 @@ def recorded_hazards(path: str | Path | None = None) -> dict | None:
 def h200_race_table(shapes: tuple[tuple[int, int], ...] = ((32, 32), (64, 64), (33, 45))) -> Table:
     """Without the barrier, on the H200 (recorded) and on labsim: wrong outputs, and racecheck's hazards."""
     rec = recorded_wrong_outputs()
-    none = t("（未记录）", "(not recorded)")
+    recorded = bool(rec["plain"] or rec["racecheck"])
+    # "not recorded" only where the recording is absent; a combination the H200 was not run on is a dash
+    none = t("—", "—") if recorded else t("（未记录）", "(not recorded)")
 
     def fmt(pair):
         return none if pair is None else f"{pair[0]} / {pair[1]}"
@@ -255,7 +257,9 @@ def h200_race_table(shapes: tuple[tuple[int, int], ...] = ((32, 32), (64, 64), (
                   t("H200 在 racecheck 下：错误元素", "H200 under racecheck: wrong"),
                   t("labsim adversarial：错误元素", "labsim adversarial: wrong")], rows,
                  caption=t("删掉 __syncthreads() 的内核：H200 的记录（measurements/h200/raw/sanitizer.txt）与 labsim",
-                           "the kernel without __syncthreads(): recorded H200 runs and labsim"))
+                           "the kernel without __syncthreads(): recorded H200 runs and labsim"),
+                 notes=[t("—：H200 上没有以这种方式运行这个尺寸。",
+                          "—: not run that way on the H200.")] if recorded else [])
 
 
 def hazard_table() -> Table:

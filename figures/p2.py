@@ -479,7 +479,8 @@ def h200_p2(kernel: str, path: str | Path | None = None) -> float | None:
     return sec / req if isinstance(sec, (int, float)) and req else None
 
 
-NOT_RECORDED = t("未记录", "not recorded")
+NOT_RECORDED = t("未记录", "not recorded")     # the recording is absent
+NOT_RUN = "—"                                   # recorded, but the H200 did not run this case
 
 
 def _line_rows(stats, labels: dict[int, tuple[str, float | None]]) -> list[list]:
@@ -548,11 +549,11 @@ def row_col_table(M: int = 256, N: int = 256, path: str | Path | None = None) ->
     square = M == N == 256                            # the size measurements/h200/p2/ ran
     cases = [
         ((32, 8), "x_col", t("block(32, 8)，col = threadIdx.x：warp 沿一行读", "block(32,8), col from threadIdx.x"),
-         h200_p2("p2_2d_row", path) if square else None),
+         h200_p2("p2_2d_row", path) if square else NOT_RUN),
         ((32, 8), "x_row", t("block(32, 8)，row = threadIdx.x：warp 沿一列读", "block(32,8), row from threadIdx.x"),
-         h200_p2("p2_2d_col", path) if square else None),
-        ((16, 16), "x_col", t("block(16, 16)，col = threadIdx.x：warp 读两行各 16 个", "block(16,16), col from x"), None),
-        ((8, 32), "x_col", t("block(8, 32)，col = threadIdx.x：warp 读四行各 8 个", "block(8,32), col from x"), None),
+         h200_p2("p2_2d_col", path) if square else NOT_RUN),
+        ((16, 16), "x_col", t("block(16, 16)，col = threadIdx.x：warp 读两行各 16 个", "block(16,16), col from x"), NOT_RUN),
+        ((8, 32), "x_col", t("block(8, 32)，col = threadIdx.x：warp 读四行各 8 个", "block(8,32), col from x"), NOT_RUN),
     ]
     rows = []
     for block, how, label, h200 in cases:
@@ -567,8 +568,8 @@ def row_col_table(M: int = 256, N: int = 256, path: str | Path | None = None) ->
     return Table([t("线程到元素的映射", "thread-to-element mapping"), t("sector/请求", "sectors/req"), *_LINE_HEADERS],
                  rows, caption=t(f"labsim：读一个 {M}×{N} 的行主序 float 矩阵的元素 a[row][col]",
                                  f"labsim: reading a {M}×{N} row-major float matrix"),
-                 notes=[t("H200 一列：measurements/h200/p2/results.json（p2_2d_row、p2_2d_col，256×256）。",
-                          "H200: measurements/h200/p2/results.json")])
+                 notes=[t("H200 一列：measurements/h200/p2/results.json（p2_2d_row、p2_2d_col，256×256）；"
+                          "—：H200 上没有运行这种映射或尺寸。", "H200: measurements/h200/p2/results.json; —: not run there")])
 
 
 SCRIPT_KERNELS = ("p2_contig", "p2_offset1", "p2_stride2", "p2_stride4", "p2_stride8", "p2_stride32", "p2_broadcast",

@@ -81,7 +81,11 @@ def test_the_kit_shows_the_h200_columns_from_its_bundle(kit_only):
     cells += [c for row in lesson08.ncu_table().data for c in row]
     cells += [c for row in lesson09.misaligned_table().data for c in row]
     cells += [c for row in lesson09.bandwidth_table().data for c in row]
+    # cases the H200 never ran read "—", so "not recorded" means what it says: the recording is missing
+    race = lesson09.h200_race_table().data
+    cells += [c for row in race for c in row] + [c for row in p2.row_col_table().data for c in row]
     assert not [c for c in cells if c in NONE]
+    assert "—" in [row[1] for row in race] and "—" in [row[-1] for row in p2.row_col_table().data]
     assert lesson09.recorded_wrong_outputs()["plain"][(64, 64)][1] == 4096
     assert lesson10.recorded_registers() == recordings.parse_file("gemm_registers",
                                                                   H200 / "raw2" / "gemm" / "ncu_gemm_64.csv")
@@ -90,6 +94,7 @@ def test_the_kit_shows_the_h200_columns_from_its_bundle(kit_only):
 def test_nothing_recorded_says_so(nothing_recorded):
     assert recordings.source() == "nothing recorded" and recordings.load("gemm") is None
     assert all(row[6] in NONE for row in p2.pattern_table().data)
+    assert all(row[1] in NONE and row[2] in NONE for row in lesson09.h200_race_table().data)
     assert lesson10.recorded_registers() == {} and lesson10.sass_counts() == {}
 
 
