@@ -15,7 +15,6 @@ import posixpath
 import shutil
 import subprocess
 import sys
-import venv
 import zipfile
 from pathlib import Path
 
@@ -76,10 +75,13 @@ def installed_kit(student_site, tmp_path_factory):
         assert {n.split("/", 1)[0] for n in z.namelist()} == {ARCHIVE_FOLDER}
         z.extractall(base)
     kit = base / ARCHIVE_FOLDER
-    venv.EnvBuilder(with_pip=True, clear=True).create(base / "venv")
     bin_ = base / "venv" / "bin"
     (base / "home").mkdir()
     env = _clean_env(base / "home", bin_)
+    # made in the student's environment too: creating a venv runs tools that write into $HOME (rustup's settings)
+    r = subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], cwd=base, env=env, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
     r = subprocess.run([str(bin_ / "python"), "-m", "pip", "install", "-q", str(archive)], cwd=base, env=env,
                        capture_output=True, text=True, timeout=1800)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
