@@ -3,7 +3,7 @@ it into a fresh venv (non-editable; no repo, no measurements/, no nvcc on the PA
 exercise notebook from its solution, run each top to bottom in that venv's kernel, and grade it with the
 instructors' grader.
 
-Slow (a venv, the kit's requirements, four lessons executed): one venv and one build per session. pip's cache
+The slow tier (``make test-slow``, which CI runs): one venv and one build per session. pip's cache
 lives in ``_build/pip-cache`` of this checkout (never in $HOME), so only the first run downloads the wheels.
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow        # make test-slow (and CI): a venv, the kit's requirements, four lessons run
 NOT_RECORDED = ("未记录", "not recorded", "本机没有", "没有 H200 记录", "no H200 recording")
 
 DRIVER = r'''
