@@ -55,9 +55,12 @@ What the source rules cannot know without the compiler (each case measured in ro
 ptxas unrolls loops whose trip count follows from constants through other operators (Blelloch's ``for (d = n >> 1;
 d > 0; d >>= 1)``) and then folds the constants of each copy (its first step reads ``temp[2t]``, ``temp[2t+1]``:
 one LDS.64): labsim unrolls only ``for (k = C0; k < C1; ++k)`` loops, so scan_blelloch counts 376 shared loads
-where the H200 executes 280 (the padded variant 376 for 112). Whether ptxas predicates a guarded body or
-branches around it depends on its size and on the registers it needs; the rules branch only at a kernel's final
-``if`` without ``else``. Global pairs are never merged (ptxas cannot prove a global pointer 8-byte aligned, as
+where the H200 executes 280 (the padded variant 376 for 112). ptxas also merges one site's executions that are
+not consecutive (lesson 10's 4x4 challenge variant reads ``As[ty*4+i][k]`` with ``i`` inner and ``k`` outer, and
+gets one LDS.128 per ``i`` over four ``k``): labsim merges consecutive executions only (2560 shared loads at 64³
+where the H200 executes 1024). Whether ptxas predicates a guarded body or branches around it depends on its size
+and on the registers it needs; the rules branch at a kernel's final ``if`` without ``else`` (also in the last copy
+of a final unrolled loop) and on warp-uniform conditions only. Global pairs are never merged (ptxas cannot prove a global pointer 8-byte aligned, as
 measured for ``in[2*i]``, ``in[2*i+1]``); a ``#pragma unroll N`` over a runtime bound is counted per trip (as
 measured: unroll4_runtime). Folding assumes no store through another pointer aliases a read unless one of them is
 ``__restrict__`` (nvcc's rule); a read after a runtime loop's trip is never folded (ptxas may hoist a loop-invariant
@@ -72,8 +75,10 @@ import numpy as np
 
 # Version of the counting model. Bump it whenever a rule here changes a counter, so that receipts and
 # recorded reports made under another model are re-checked, not trusted.
-MODEL_VERSION = "3"   # 2: the compiled program (CountPlan): LDS.128 merging, branches, aggregated atomics
+MODEL_VERSION = "4"   # 2: the compiled program (CountPlan): LDS.128 merging, branches, aggregated atomics
 #                       3: repeated reads of one location folded into one load (labsim.cuda LoadCache)
+#                       4: computed-index LDS.64/128, STS.64/128, if/else arms as one instruction, the last copy
+#                          of a kernel's final unrolled loop and warp-uniform conditions behind a branch
 
 _BIG = np.int64(1) << 40
 WARP = 32

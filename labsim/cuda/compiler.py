@@ -72,6 +72,8 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         self.mem_sites: dict = {}               # every memory site -> (space, ops), for the SASS decisions
         self.tail_if = None
         self.in_tail = 0
+        self.uniform_syms: set = set()          # locals initialised from warp-uniform values
+        self.tail_loop_if = None              # (loop start byte, if start byte): the kernel ends in an unrolled loop
         self.entry_params: set = set()
 
     # ---- diagnostics ---------------------------------------------------------------------------------------
@@ -684,8 +686,9 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
                 "sites": dict(self.mem_sites), "vector_st": vector_st, "union": dict(self.union_sites)}
 
     def unroll_candidate(self, node):
-        """(loop variable, first value, trip count) of ``for (int k = C0; k < C1; ++k)`` with constant bounds, which
-        ptxas unrolls fully (up to 32 iterations, unless ``#pragma unroll 1`` precedes it); else None."""
+        """(loop variable, first value, trip count, step) of ``for (int k = C0; k < C1; k += S)`` with constant bounds
+        and step (``++k`` too), which ptxas unrolls fully (up to 32 iterations, unless ``#pragma unroll 1`` precedes
+        it); else None."""
         init, cond, upd = (node.child_by_field_name(f) for f in ("initializer", "condition", "update"))
         if init is None or cond is None or upd is None or init.type != "declaration":
             return None
@@ -700,14 +703,21 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
             return None
         op = self.text(cond.child_by_field_name("operator"))
         c1 = self._const_of(cond.child_by_field_name("right"))
-        step = "".join(self.text(upd).split())
-        if c0 is None or c1 is None or op not in ("<", "<=") or step not in (f"++{var}", f"{var}++", f"{var}+=1"):
+        text = "".join(self.text(upd).split())
+        if text in (f"++{var}", f"{var}++"):
+            step = 1
+        elif upd.type == "assignment_expression" and self.text(upd.child_by_field_name("left")) == var and \
+                self.text(upd.child_by_field_name("operator")) == "+=":
+            step = self._const_value(upd.child_by_field_name("right"))
+        else:
+            step = None
+        if c0 is None or c1 is None or op not in ("<", "<=") or step is None or step <= 0:
             return None
-        trip = c1 - c0 + (op == "<=")
+        trip = -(-(c1 - c0 + (op == "<=")) // step)
         if not 0 < trip <= 32 or self._pragma_unroll_1(node):
             return None
         sym = self.lookup(var)
-        return (sym, c0, trip) if sym is not None else None
+        return (sym, c0, trip, step) if sym is not None else None
 
     def _const_of(self, node):
         if node is None:
@@ -778,8 +788,8 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
             return
         if store or len(in_loop) != 1 or terms[in_loop[0]] != 1:
             return
-        var, c0, trip = loop_vars[in_loop[0][0]]
-        if any(re.search(rf"\b{re.escape(var.name)}\b", t) for t in lead):
+        var, c0, trip, step = loop_vars[in_loop[0][0]]
+        if step != 1 or any(re.search(rf"\b{re.escape(var.name)}\b", t) for t in lead):
             return
         for w in (4, 2):
             if w * size <= 16 and row_ok(w) and (c0 + off) % w == 0 and trip % w == 0:
@@ -863,7 +873,8 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
             if name in ("blockIdx", "blockDim", "gridDim", "warpSize"):
                 return True
             sym = self.lookup(name)
-            return sym is not None and (sym.kind == "const" or id(sym) in self.entry_params)
+            return sym is not None and (sym.kind == "const" or id(sym) in self.entry_params
+                                        or id(sym) in self.uniform_syms)
         if node.type in ("field_identifier", "number_literal"):
             return True
         if node.type in ("call_expression", "subscript_expression") and node.type == "call_expression":

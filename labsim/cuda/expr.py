@@ -466,6 +466,7 @@ class ExprMixin:
         op = node.child_by_field_name("operator").type
         ln, rn = node.child_by_field_name("left"), node.child_by_field_name("right")
         lv = self.target(ln)
+        self._not_uniform(ln)
         rhs = self.expr(rn)
         locate, get, put = lv.locate, lv.get, lv.put
         if op == "=":
@@ -516,11 +517,19 @@ class ExprMixin:
             return v
         return CompiledExpr(lv.t, ev, pure=False)
 
+    def _not_uniform(self, target) -> None:
+        """A local assigned again may differ between lanes from here on (labsim.cuda's uniformity rule)."""
+        if target.type == "identifier":
+            sym = self.lookup(self.text(target))
+            if sym is not None:
+                getattr(self, "uniform_syms", set()).discard(id(sym))
+
     def x_update_expression(self, node) -> CompiledExpr:
         op = node.child_by_field_name("operator").type
         an = node.child_by_field_name("argument")
         prefix = node.children[0].type in ("++", "--")
         lv = self.target(an)
+        self._not_uniform(an)
         locate, get, put = lv.locate, lv.get, lv.put
         if lv.t.kind == "ptr":
             size = lv.t.elem.size * (1 if op == "++" else -1)

@@ -23,8 +23,11 @@ Design (issue 17, issue 23). The executor records every access by instruction si
    aligned; or last indices b+c..b+c+3 of one array row on one line (``t[i][0..3]``, ``s[2*m]``, ``s[2*m+1]``).
    Vector stores: the same shapes in consecutive statements (``s[2*l] = a; s[2*l+1] = b;``). If/else arms: a
    location both arms store (``if (c) out[i] = a; else out[i] = b;``) or both read is one instruction.
-   Branches: the instructions inside a kernel's final ``if`` without ``else`` (ptxas emits ``@!P EXIT``); every
-   other guarded instruction is predicated. Aggregation: ``atomicAdd``/``atomicSub`` on an integer whose
+   Branches: the instructions inside a kernel's final ``if`` without ``else`` (ptxas emits ``@!P EXIT``), and in
+   the last copy of a kernel's final unrolled loop(s) ending in such an ``if`` (the earlier copies are
+   predicated); both arms of an ``if`` whose condition is warp-uniform (constants, parameters, blockIdx/blockDim/
+   gridDim and locals made only of them); every other guarded instruction is predicated. Unrolled loops:
+   ``for (int k = C0; k < C1; k += S)`` with constant bounds and step, at most 32 trips. Aggregation: ``atomicAdd``/``atomicSub`` on an integer whose
    address names only constants, kernel parameters and blockIdx/blockDim/gridDim.
 2. **SASS** (an explicit opt-in: ``counting="sass"`` or ``LABSIM_COUNTING=sass``; needs ``nvcc`` and
    ``nvdisasm``): the file is compiled as nvcc would for the H200 (``nvcc -cubin -arch=sm_90 -O3 -lineinfo``)

@@ -50,6 +50,18 @@ class StmtMixin:
             # the kernel ends in `if (...) { ... }`: ptxas exits the lanes that fail it (@!P EXIT), so warps
             # with no lane left do not execute its instructions
             self.tail_if = (items[-1].start_byte, items[-1].end_byte)
+        loops, last = [], items[-1] if items else None
+        while self.fn.entry and self.fn.fd.is_kernel and last is not None and last.type == "for_statement":
+            # the kernel ends in (nested) unrolled loops whose body ends in `if (...) { ... }`: ptxas predicates
+            # the guarded instructions of every copy but the last, which it puts behind `@P EXIT` (measured:
+            # round3 lesson08 challenge baseline at 33x45, lesson 10's 4x4 challenge variant at 70x45x33)
+            loops.append(last.start_byte)
+            lbody = last.child_by_field_name("body")
+            kids = [ch for ch in lbody.named_children if ch.type != "comment"] \
+                if lbody.type == "compound_statement" else [lbody]
+            last = kids[-1] if kids else None
+            if last is not None and last.type == "if_statement" and last.child_by_field_name("alternative") is None:
+                self.tail_loop_if = (tuple(loops), last.start_byte)
         return self.block(body)
 
     def stmt(self, node):
@@ -127,7 +139,14 @@ class StmtMixin:
         return self.truth(self.expr(node), node)
 
     def s_if_statement(self, node):
-        cond = self.condition(node.child_by_field_name("condition"))
+        cond_node = node.child_by_field_name("condition")
+        cond = self.condition(cond_node)
+        # a warp-uniform condition (constants, parameters, blockIdx/blockDim/gridDim and locals made of them):
+        # ptxas branches (a uniform predicate), so warps whose lanes all fail it skip the arms (measured: round3
+        # p2 challenge solution's `if (count == BLOCK)`)
+        uniform = self.mode == "device" and cond.k is None and self.uniform_address(
+            cond_node.child_by_field_name("value") or cond_node)
+        before = set(self.mem_sites) if uniform else None
         self.scopes.append({})
         tail = self.tail_if == (node.start_byte, node.end_byte) and not self.inline_stack[1:]
         self.in_tail += tail
@@ -142,7 +161,12 @@ class StmtMixin:
             self.scopes.append({})
             else_f, ej = self.stmt(inner[0]) if inner else (None, NO_JUMPS)
             self.scopes.pop()
+        if uniform:
+            self.branch_sites |= set(self.mem_sites) - before
         C = cond.ev
+        last_keys = None
+        if self.tail_loop_if is not None and self.tail_loop_if[1] == node.start_byte and not self.inline_stack[1:]:
+            last_keys = [("last", b) for b in self.tail_loop_if[0]]
 
         def run(c):
             x = C(c)
@@ -154,7 +178,9 @@ class StmtMixin:
                     else_f(c)
                 return
             if then_f is not None:
-                c.push(x, "if")
+                # in the last copy of the kernel's tail loop the body is behind a branch (@P EXIT): only warps
+                # with an active lane execute it
+                c.push(x, "branch" if last_keys is not None and all(c.coords.get(k) for k in last_keys) else "if")
                 then_f(c)
                 c.pop()
             if else_f is not None:
@@ -208,6 +234,9 @@ class StmtMixin:
         self.scopes.append({})
         cand = self.unroll_candidate(node) if node.type == "for_statement" else None
         self.unroll.append(cand)
+        last_key = ("last", node.start_byte) if cand is not None and self.tail_loop_if is not None and \
+            node.start_byte in self.tail_loop_if[0] and not self.inline_stack[1:] else None
+        trips = cand[2] if cand is not None else 0
         unrolled = cand is not None     # ptxas unrolls it: its iterations share registers (LoadCache)
         body_f, bj = self.stmt(body_node)
         self.unroll.pop()
@@ -233,6 +262,7 @@ class StmtMixin:
             c.push(c.act, "loop")
             alive = c.act
             first = True
+            it = 0
             while True:
                 if C is not None and not (do_while and first):
                     x = C(c)
@@ -252,6 +282,9 @@ class StmtMixin:
                     raise
                 if not unrolled and c.loads is not None:
                     c.loads.clear()
+                if last_key is not None and c.loads is not None:     # counting what the compiler emits
+                    c.coords[last_key] = it == trips - 1
+                it += 1
                 if body_f is not None:
                     j0 = c.jumps
                     body_f(c)
@@ -413,7 +446,10 @@ class StmtMixin:
             self.declare(nnode, Sym(name, "const", t, value=e.k, const=True, node=nnode))
             return None
         slot = self.new_slot()
-        self.declare(nnode, Sym(name, "var", t, slot, const=const, node=nnode))
+        sym = Sym(name, "var", t, slot, const=const, node=nnode)
+        self.declare(nnode, sym)
+        if init is not None and self.mode == "device" and t.is_arith and self.uniform_address(init):
+            self.uniform_syms.add(id(sym))      # the same in every lane of a warp (until assigned again)
         if e is None:
             zero = self.zero_value(t)
             return lambda c: c.v.__setitem__(slot, zero)

@@ -173,3 +173,23 @@ def test_classes3_scans_race_where_racecheck_found_hazards():
         assert (st_.race_count > 0) == (name in racy), name
         if name in racy:
             assert {ln for r in st_.races for ln in (r.first_line, r.second_line)} == lines == {329}
+
+
+# ---- round 3: issue 29's challenge kernels (the lessons' next exercises) at labsim's small shapes -------------
+CHAL = compare.recorded_challenges()
+KNOWN_CHAL = {
+    "lesson10_challenge/alt_4x4": "ptxas merges As[ty*4+i][k] over the unrolled k loop (LDS.128 down a column of "
+                                  "the transposed tile, i inner): labsim merges consecutive executions of one site "
+                                  "only",
+}
+
+
+@pytest.mark.parametrize("key,shape", [
+    pytest.param(k, s, marks=pytest.mark.xfail(strict=True, reason=KNOWN_CHAL[k])) if k in KNOWN_CHAL else (k, s)
+    for k, shapes in CHAL.items() for s in shapes])
+def test_challenge_kernels_source_rules_equal_the_h200(key, shape, no_nvcc):
+    got = compare.run_challenge(key, shape)
+    assert "refused" not in got, got
+    h = CHAL[key][shape]
+    diff = {m: (h[m], got[m]) for m in compare.METRICS if m in h and h[m] != got[m]}
+    assert not diff, f"{key} {shape} (H200, labsim): {diff}"

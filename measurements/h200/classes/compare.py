@@ -334,6 +334,43 @@ def run3_all(mode: str | None = None) -> dict:
     return {name: run3_one(name, mode) for name in classes3_launches()}
 
 
+# ---- round 3: issue 29's challenge kernels at labsim's small shapes (results.json "challenges" -> "ncu_small") ----
+def recorded_challenges() -> dict:
+    return json.loads((R3 / "results.json").read_text(encoding="utf-8"))["challenges"]["ncu_small"]
+
+
+def run_challenge(key: str, shape: str, mode: str | None = None) -> dict:
+    """One challenge file's host function at one recorded shape (inputs are zeros: no branch depends on them),
+    counters summed over its launches; ``mode`` as run_one's (SASS: nvcc's, where installed)."""
+    import warnings
+
+    import labsim.cuda as lc
+    path = R3 / "challenges" / f"{key}.cu"
+    if key.startswith("p2"):
+        n = int(shape[2:])
+        call = ("launch_aos_to_soa", np.zeros(3 * n, np.float32), *(np.zeros(n, np.float32) for _ in range(3)), n, 0)
+    elif key.startswith(("lesson08", "lesson09")):
+        m, n = map(int, shape.split("x"))
+        dt = np.float16 if key.startswith("lesson09") else np.float32
+        call = ("launch_transpose_half" if dt is np.float16 else "launch_transpose", np.zeros(m * n, dt),
+                np.zeros(m * n, dt), m, n, 0)
+    else:
+        m, n, k = map(int, shape.split("x"))
+        call = ("launch_gemm", np.zeros(m * k, np.float32), np.zeros(k * n, np.float32), np.zeros(m * n, np.float32),
+                m, n, k, 0)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            results = lc.compile(path.read_text(encoding="utf-8"), path.name).call(
+                *call, **({} if mode is None else {"counting": mode}))
+    except Exception as e:  # a refusal is a result of the comparison
+        return {"refused": f"{type(e).__name__}: {e}".splitlines()[0][:200]}
+    rec = {"counting": results[0].stats.counting}
+    for metric in METRICS:
+        rec[metric] = sum(int(r.stats.metrics.get(metric, 0)) for r in results)
+    return rec
+
+
 def write_sass_fixtures() -> list[Path]:
     """Record the SASS of every compared kernel into tests/fixtures/sass/ (needs nvcc and nvdisasm)."""
     from labsim.cuda import sass
@@ -444,6 +481,21 @@ def markdown3(after3: dict) -> str:
     return "\n".join(head + diffs) + "\n"
 
 
+def markdown_challenges(rules: dict) -> str:
+    """The challenge section of COMPARISON.md (source rules; SASS mode needs nvcc here, see the tests)."""
+    h200 = recorded_challenges()
+    rows = ["# Round 3: issue 29's challenge kernels (`round3/challenges/`, ncu at labsim's small shapes)", "",
+            "labsim runs each file's host function on the recorded shape (source rules, the default).", "",
+            "| kernel | shape | counters equal | differs (H200 / labsim) |", "| --- | --- | ---: | --- |"]
+    for key, shapes in h200.items():
+        for shape, h in shapes.items():
+            got = rules[(key, shape)]
+            keys = [m for m in METRICS if m in h]
+            diff = "; ".join(f"{short(m)} {h[m]}/{_cell(got, m)}" for m in keys if _cell(got, m) != h[m])
+            rows.append(f"| `{key}` | {shape} | {_equal(got, h, keys)} of {len(keys)} | {diff} |")
+    return "\n".join(rows) + "\n"
+
+
 def run_all(mode: str | None) -> dict:
     return {**run_labsim(mode), **run_gemm(mode)}
 
@@ -468,7 +520,9 @@ def main(argv=None) -> int:
                                    + "\n", encoding="utf-8")
     if args.markdown:
         before = json.loads(Path(args.before).read_text(encoding="utf-8"))
-        Path(args.markdown).write_text(markdown(after, before) + "\n" + markdown3(after3), encoding="utf-8")
+        chal = {(k, s): run_challenge(k, s) for k, shapes in recorded_challenges().items() for s in shapes}
+        Path(args.markdown).write_text(markdown(after, before) + "\n" + markdown3(after3) + "\n"
+                                       + markdown_challenges(chal), encoding="utf-8")
     classes, gemm = recorded()
     h200 = {**classes, **gemm}
     for mode, results in after.items():
