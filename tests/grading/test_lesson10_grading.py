@@ -91,9 +91,9 @@ def test_tolerance_admits_any_summation_order_and_no_missing_product(k, seed):
 @pytest.mark.parametrize("name,index,pattern", [
     # the first wrong load the probe finds (t, ty, col), its flat index computed here from the wrong formula
     ("fails_right_by_luck_stride_k.cu", lambda t, ty, col: (t + ty) * 32 + col, "ty 每加 1，你的下标在 B 里前进 32 个元素"),
-    ("fails_row_from_tx.cu", lambda t, ty, col: (t + col % 16) * 64 + col, "行号跟着 tx 走了"),
-    ("fails_missing_tile_offset.cu", lambda t, ty, col: ty * 64 + col, "下标没有随 t 前进"),
-    ("fails_right_by_luck_stride_m.cu", lambda t, ty, col: (t + ty) * 48 + col, "ty 每加 1，你的下标在 B 里前进 48 个元素"),
+    ("fails_row_from_tx.cu", lambda t, ty, col: (t + col % 16) * 48 + col, "行号跟着 tx 走了"),
+    ("fails_missing_tile_offset.cu", lambda t, ty, col: ty * 48 + col, "下标没有随 t 前进"),
+    ("fails_right_by_luck_stride_m.cu", lambda t, ty, col: (t + ty) * 16 + col, "ty 每加 1，你的下标在 B 里前进 16 个元素"),
     ("fails_transposed_b.cu", lambda t, ty, col: col * 32 + t + ty, "列主序"),
 ])
 def test_probe_names_the_wrong_load_and_its_pattern(ex10, name, index, pattern):
@@ -104,8 +104,8 @@ def test_probe_names_the_wrong_load_and_its_pattern(ex10, name, index, pattern):
     assert m, out
     t, bx, tx, ty, got = (int(v) for v in m.groups())
     col = bx * 16 + tx
-    assert got == index(t, ty, col) and got != (t + ty) * 64 + col          # the probe's N is 64
-    assert f"第 {got // 64} 行第 {got % 64} 列" in out and pattern in out
+    assert got == index(t, ty, col) and got != (t + ty) * 48 + col          # the probe's N is 48
+    assert f"第 {got // 48} 行第 {got % 48} 列" in out and pattern in out
     # the probe shows what was loaded and leaves the conclusion (the row pitch is N) to the student
     if "stride_k" in name:
         assert "碰巧正确" not in out and "一行有 N" not in out

@@ -10,9 +10,9 @@ from grading.context import RunContext
 
 from .exercise import TILE, gemm
 
-# four block columns, two k-steps; M, N, K and TILE all differ, so the pitch a wrong index uses is named by the
-# probe alone, and a row pitch of K or M stays inside B (only block row 0, C's first TILE rows, is read)
-PROBE_M, PROBE_N, PROBE_K = 3 * TILE, 4 * TILE, 2 * TILE
+# one block row, three block columns, two k-steps; N ≠ K, and a row pitch of K stays inside B (the lesson's
+# hint 3 works through this shape; the veto's probes are exercise.EVIDENCE_PROBES)
+PROBE_M, PROBE_N, PROBE_K = TILE, 3 * TILE, 2 * TILE
 
 
 def probe_cases():

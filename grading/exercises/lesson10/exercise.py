@@ -62,7 +62,7 @@ def call(case: Case) -> Call:
 # every size ≥ 16 and M, N, K, TILE take different values across the two probes, N is not a multiple of TILE
 # in the second, so each hypothesis below predicts a different pair of pitches; K = TILE there keeps it to
 # one k-step
-EVIDENCE_PROBES = ({"M": 3 * TILE, "N": 4 * TILE, "K": 2 * TILE},   # the public probe's shape
+EVIDENCE_PROBES = ({"M": 3 * TILE, "N": 4 * TILE, "K": 2 * TILE},
                    {"M": 3 * TILE, "N": 2 * TILE + 8, "K": TILE})
 PITCHES = [
     Hypothesis(f"N 向上取整到 {TILE} 的倍数（gridDim.x * TILE）", lambda s: -(-s["N"] // TILE) * TILE,
