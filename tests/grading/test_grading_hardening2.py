@@ -314,3 +314,12 @@ def test_check_lines_say_they_are_about_the_graded_version_when_code_was_edited(
     lines = [ln for ln in rep.text().splitlines() if ln.strip().startswith("✓")]
     assert lines and all("（评分版本：模板 + 你的填空）" in ln for ln in lines), lines
     assert any("数据竞争" in ln for ln in rep.edited)
+
+
+def test_a_batch_worker_cannot_take_unbounded_memory(tmp_path):
+    """Issue 25 item 13: the worker's address space is capped, so a runaway allocation is a MemoryError (a graded
+    result), not the machine's memory."""
+    code = ("from grading.batch import _limit_memory\n_limit_memory(1024)\n"
+            "try:\n    bytearray(4 << 30)\nexcept MemoryError:\n    print('capped')\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.stdout.strip() == "capped", r.stderr
