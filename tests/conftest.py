@@ -56,6 +56,6 @@ def pytest_terminal_summary(terminalreporter):
     if not _CPU:
         return
     total = sum(_CPU.values())
-    terminalreporter.write_line(f"CPU seconds by test folder (with the subprocesses waited for): {total:.1f} s in tests")
+    terminalreporter.write_line(f"CPU seconds by test folder (with the subprocesses waited for): {total:.1f} s in all")
     for area, secs in sorted(_CPU.items(), key=lambda kv: -kv[1]):
         terminalreporter.write_line(f"  {secs:7.1f}  {area}")
