@@ -33,7 +33,8 @@ The rules (checked against an H200 with Nsight Compute, see measurements/h200/):
 What the compiler did (issues 17 and 23; ``CountPlan``, made by ``labsim.cuda.sass`` from labsim's source rules,
 or from the kernel's SASS on request, and applied here per instruction site): shared loads that ptxas merged into
 one ``LDS.64`` / ``LDS.128`` (four reads ``a[k]``..``a[k+3]`` of an aligned row, also on a computed index such
-as ``As[k][ty*4+i]`` with ``i`` unrolled, or ``s[2*m]``, ``s[2*m+1]``) count as one wide load per warp wherever
+as ``As[k][ty*4+i]`` with ``i`` unrolled, ``As[ty*4+i][k]`` over ``k`` with ``i`` inner (every fourth execution),
+or ``s[2*m]``, ``s[2*m+1]``) count as one wide load per warp wherever
 the lanes' addresses are consecutive and aligned; shared stores in consecutive statements (``s[2*l] = a;
 s[2*l+1] = b;``) likewise as one ``STS.64``/``STS.128``; the two arms of an if/else that store (or both read) one
 location count as one instruction for the lanes of both arms; instructions behind a branch count only warps
@@ -55,10 +56,7 @@ What the source rules cannot know without the compiler (each case measured in ro
 ptxas unrolls loops whose trip count follows from constants through other operators (Blelloch's ``for (d = n >> 1;
 d > 0; d >>= 1)``) and then folds the constants of each copy (its first step reads ``temp[2t]``, ``temp[2t+1]``:
 one LDS.64): labsim unrolls only ``for (k = C0; k < C1; ++k)`` loops, so scan_blelloch counts 376 shared loads
-where the H200 executes 280 (the padded variant 376 for 112). ptxas also merges one site's executions that are
-not consecutive (lesson 10's 4x4 challenge variant reads ``As[ty*4+i][k]`` with ``i`` inner and ``k`` outer, and
-gets one LDS.128 per ``i`` over four ``k``): labsim merges consecutive executions only (2560 shared loads at 64³
-where the H200 executes 1024). Whether ptxas predicates a guarded body or branches around it depends on its size
+where the H200 executes 280 (the padded variant 376 for 112). Whether ptxas predicates a guarded body or branches around it depends on its size
 and on the registers it needs; the rules branch at a kernel's final ``if`` without ``else`` (also in the last copy
 of a final unrolled loop) and on warp-uniform conditions only. Global pairs are never merged (ptxas cannot prove a global pointer 8-byte aligned, as
 measured for ``in[2*i]``, ``in[2*i+1]``); a ``#pragma unroll N`` over a runtime bound is counted per trip (as
@@ -77,8 +75,8 @@ import numpy as np
 # recorded reports made under another model are re-checked, not trusted.
 MODEL_VERSION = "4"   # 2: the compiled program (CountPlan): LDS.128 merging, branches, aggregated atomics
 #                       3: repeated reads of one location folded into one load (labsim.cuda LoadCache)
-#                       4: computed-index LDS.64/128, STS.64/128, if/else arms as one instruction, the last copy
-#                          of a kernel's final unrolled loop and warp-uniform conditions behind a branch
+#                       4: computed-index LDS.64/128 (also every n-th execution), STS.64/128, if/else arms as one
+#                          instruction, the last copy of a final unrolled loop and warp-uniform conditions branch
 
 _BIG = np.int64(1) << 40
 WARP = 32
@@ -296,6 +294,7 @@ class CountPlan:
     aggregate: frozenset = frozenset()
     vector_st: dict = field(default_factory=dict)   # shared stores merged into STS.64/STS.128, as ``vector``
     union: dict = field(default_factory=dict)       # (line, col, op) -> (group, arm): if/else arms sharing one
+    vector_stride: dict = field(default_factory=dict)   # vector site -> s: its group is every s-th execution
 
     def __repr__(self) -> str:
         return (f"CountPlan({self.mode}: {len(self.vector)} vector sites, {len(self.branch)} branch sites, "
@@ -326,6 +325,7 @@ class CountingModel:
         # addresses matter only modulo this (banks x bank width, sector size, widest access): see _many_warps
         self._period = math.lcm(self.banks * self.bank_bytes, self.sector_bytes, 16)
         self._pending: dict = {}                # vector groups waiting for their other executions
+        self._executions: dict = {}             # executions of strided vector sites, per thread set
 
     def __repr__(self) -> str:
         return (f"CountingModel(version {self.version}, {self.mode}, {self.banks} banks, "
@@ -365,6 +365,11 @@ class CountingModel:
                 # executions of one group by other thread sets (another warp under the adversarial schedule)
                 # never merge: the key names the thread set's first warp
                 key = (group, None if warps is None or not len(warps) else int(warps[0]))
+                stride = plan.vector_stride.get(site) if plan.vector_stride else None
+                if stride:          # executions of one inner iteration form the group: every stride-th one
+                    n = self._executions.get(key, 0)
+                    self._executions[key] = n + 1
+                    key = key + (n % stride,)
                 return self._vector(s, (key, pos, width), addr, active, reach, times)
             if s.space == "global" and s.op in ("atom", "red") and site in plan.aggregate:
                 # vote + popc + one lane's atomic: only the first active lane of each warp touches memory

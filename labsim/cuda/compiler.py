@@ -65,6 +65,7 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         self.unroll: list = []                  # per enclosing loop: (var Sym, first, trip) if fully unrolled
         self.vec_loop: dict = {}                # site -> (width, bytes): a[k] in an unrolled loop
         self.vec_const: dict = {}               # (line, array, leading indices, base) -> {pos: site}
+        self.vec_stride: dict = {}              # site -> executions between two of one vector group
         self.vec_store: dict = {}               # ("st", block, array, leading, base) -> {pos: site}, {pos: stmt}
         self.union_sites: dict = {}             # (line, col, op) -> (group, arm): if/else arms sharing an access
         self.branch_sites: set = set()          # sites in the kernel's tail `if` (ptxas exits the other warps)
@@ -683,7 +684,8 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
                         for j, site in enumerate(run):
                             vector_st[site] = (("st",) + key[1:] + (base,), j, w, w * size)
         return {"vector": vector, "branch": frozenset(self.branch_sites), "aggregate": frozenset(self.agg_sites),
-                "sites": dict(self.mem_sites), "vector_st": vector_st, "union": dict(self.union_sites)}
+                "sites": dict(self.mem_sites), "vector_st": vector_st, "union": dict(self.union_sites),
+                "vector_stride": dict(self.vec_stride)}
 
     def unroll_candidate(self, node):
         """(loop variable, first value, trip count, step) of ``for (int k = C0; k < C1; k += S)`` with constant bounds
@@ -791,9 +793,20 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         var, c0, trip, step = loop_vars[in_loop[0][0]]
         if step != 1 or any(re.search(rf"\b{re.escape(var.name)}\b", t) for t in lead):
             return
+        # unrolled loops inside var's loop that pick the row (As[ty*4+i][k], i inner): ptxas merges the site's
+        # executions at the same inner iteration, one every `stride` executions (lesson 10's 4x4 challenge)
+        inner = self.unroll[[id(c[0]) if c is not None else None for c in self.unroll].index(id(var)) + 1:]
+        stride = 1
+        for c in inner:
+            if c is None:
+                return                          # a runtime loop inside: no merge across its trips
+            if any(re.search(rf"\b{re.escape(c[0].name)}\b", t) for t in lead):
+                stride *= c[2]
         for w in (4, 2):
             if w * size <= 16 and row_ok(w) and (c0 + off) % w == 0 and trip % w == 0:
                 self.vec_loop[site] = (w, w * size)
+                if stride > 1:
+                    self.vec_stride[site] = stride
                 return
 
     def _affine(self, node):

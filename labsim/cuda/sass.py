@@ -260,13 +260,14 @@ def plan_for(rules: dict, source: str | None, kernel: str, sites=None, analysis:
     vector = dict(rules.get("vector", {}))
     vector_st = dict(rules.get("vector_st", {}))
     union = dict(rules.get("union", {}))
+    stride = dict(rules.get("vector_stride", {}))
     branch = set(rules.get("branch", ()))
     aggregate = set(rules.get("aggregate", ()))
     sass = analysis if analysis is not None else (None if source is None else analyse(source))
     fn = None if sass is None else _function(sass, kernel)
     if fn is None:
         return CountPlan("source-rules", {s: v[:3] for s, v in vector.items()}, frozenset(branch),
-                         frozenset(aggregate), {s: v[:3] for s, v in vector_st.items()}, union)
+                         frozenset(aggregate), {s: v[:3] for s, v in vector_st.items()}, union, stride)
     by_line = {int(k): v for k, v in fn.items()}
 
     def kinds(line):
@@ -298,4 +299,4 @@ def plan_for(rules: dict, source: str | None, kernel: str, sites=None, analysis:
         else:
             branch.add(site)
     return CountPlan("sass", {s: v[:3] for s, v in vector.items()}, frozenset(branch), frozenset(aggregate),
-                     {s: v[:3] for s, v in vector_st.items()}, union)
+                     {s: v[:3] for s, v in vector_st.items()}, union, {s: v for s, v in stride.items() if s in vector})
