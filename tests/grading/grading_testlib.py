@@ -17,7 +17,7 @@ SUBMISSIONS = CORPORA / "lesson09"
 REFERENCE = HERE.parents[1] / "grading" / "exercises" / "lesson09" / "solution.cu"   # the reference solution
 
 # labsim.cuda is part of the project; the marker stays for the tests that name it (it never skips)
-needs_cuda = pytest.mark.usefixtures()
+needs_cuda = pytest.mark.skipif(False, reason="labsim.cuda is part of the project")
 
 
 def fixture_roots() -> str:
