@@ -148,6 +148,8 @@ def exercise_fills(root: Path) -> list[Fill]:
         cfg_path = folder / "config.toml"
         cfg = tomllib.loads(cfg_path.read_text(encoding="utf-8")) if cfg_path.is_file() else {}
         template, solution = folder / cfg.get("template", "template.cu"), folder / cfg.get("solution", "solution.cu")
+        if cfg.get("kind") == "whole":      # no blank: the solution file itself is what must not ship
+            continue
         if template.is_file() and solution.is_file():
             out.append(reference_fill(cfg.get("id", folder.name), template.read_text(encoding="utf-8"),
                                       solution.read_text(encoding="utf-8"), cfg.get("blank", "______")))

@@ -77,6 +77,12 @@ def run_exercise(ex: Exercise, program: Any, case: Case, schedule: str = "lockst
     many students hand in the same blank runs each public case once, and grading a submission again (the same
     name draws the same hidden cases) runs nothing twice. A run depends on nothing else (labsim is
     deterministic); a program without its source (a test double) is never memoised."""
+    from .whole import work_budget
+    with work_budget(ex):                  # a whole-kernel exercise's launch is the student's: bounded
+        return _run_exercise(ex, program, case, schedule, numbering)
+
+
+def _run_exercise(ex: Exercise, program: Any, case: Case, schedule: str, numbering: Numbering) -> RunRecord:
     source = getattr(program, "source", None)
     if not isinstance(source, str):
         return sim.run_case(program, ex.config["host_function"], ex.call(case), case, focus=ex.focus,

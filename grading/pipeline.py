@@ -56,6 +56,9 @@ def step_conformance(st: GradeState) -> None:
     if st.blocked:
         return
     ex = st.exercise
+    if ex.whole:                                   # the submission is the whole kernel (grading.whole)
+        from .whole import step_whole_conformance
+        return step_whole_conformance(st)
     numbering = st.submission.numbering
     # the source padded to the student's numbering: edits, the blank's tokens and line_map count lines as shown
     conf = check_conformance(ex.template, numbering.source(st.submission.source), blank=ex.blank, names=ex.names,

@@ -78,7 +78,12 @@ class Exercise:
 
     @property
     def blank(self) -> str:
-        return self.config["blank"]
+        return self.config.get("blank", "")
+
+    @property
+    def whole(self) -> bool:
+        """A whole-kernel exercise (grading.whole): the submission replaces the template; no blank."""
+        return self.config.get("kind") == "whole"
 
     @property
     def title(self) -> str:
@@ -123,7 +128,10 @@ class Exercise:
         return next((f for f in self.focus if f.heatmap), None)
 
     def fill(self, blank_text: str) -> str:
-        """The template with the blank replaced (kept on one line, so template line numbers hold)."""
+        """The template with the blank replaced (kept on one line, so template line numbers hold); a whole-kernel
+        exercise's graded source is the submission itself."""
+        if self.whole:
+            return blank_text
         return self.template.replace(self.blank, " ".join(blank_text.split()), 1)
 
     def blank_value(self, text: str) -> int:
@@ -287,7 +295,8 @@ def load_exercise(name: str | Path) -> Exercise:
         config = tomllib.loads(cfg_path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{cfg_path}: {e}") from None
-    missing = [k for k in REQUIRED_KEYS if k not in config]
+    whole = config.get("kind") == "whole"
+    missing = [k for k in REQUIRED_KEYS if k not in config and not (whole and k == "blank")]
     if missing:
         raise SpecError(f"{cfg_path}: missing {', '.join(missing)}")
     if config["id"] != name:
@@ -297,7 +306,7 @@ def load_exercise(name: str | Path) -> Exercise:
         if not (folder / f).is_file():
             raise SpecError(f"{name}: {folder / f} is missing")
     template = (folder / config["template"]).read_text(encoding="utf-8")
-    if template.count(config["blank"]) != 1:
+    if not whole and template.count(config["blank"]) != 1:
         raise SpecError(f"{name}: the template must hold the blank {config['blank']!r} exactly once")
     lines = template.splitlines()
     regions = []
@@ -343,7 +352,8 @@ def resolve(exercise: str | None = None, path: str | Path | None = None) -> Exer
             return load_exercise(hits[0])
     if len(known) == 1:
         return load_exercise(known[0])
-    best = _closest(known, path)
+    from .whole import signature_match       # a whole-kernel exercise: the file holds its signatures
+    best = signature_match([load_exercise(n) for n in known], path) or _closest(known, path)
     if best is not None:
         return best
     raise SpecError(f"say which exercise (one of: {', '.join(known) or 'none'})")

@@ -39,7 +39,7 @@ def answer_hits(ctx) -> list[str]:
     for name in available():
         ex = load_exercise(name)
         public.append("\n".join(code_only(ln) for ln in ex.template.splitlines()))
-        if name in ctx.exercises and ex.solution_path.is_file():
+        if name in ctx.exercises and ex.solution_path.is_file() and not ex.whole:   # whole: no blank to fill
             fills.append(reference_fill(name, ex.template, ex.solution_path.read_text(encoding="utf-8"), ex.blank))
     return scan_for_fills(shipped_files(ctx.out.parent), fill_patterns(fills, public))
 

@@ -1,0 +1,1 @@
+"""Lesson 8 challenge: a transpose without shared memory, written whole (grading.whole)."""

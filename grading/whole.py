@@ -1,0 +1,179 @@
+"""Whole-kernel exercises (config ``kind = "whole"``, issue 29's challenges): the submission replaces the whole
+template, which is only the kernel's and the launcher's signatures around empty bodies.
+
+Conformance is that both signatures are still there (token for token; whitespace and comments free) and that the
+code is not the template itself; the graded source is the submission as written. Counter points compare one
+metric of labsim's run (per element of a case's output) with a target from ``[[counter]]`` in config.toml; the
+message puts the student's number beside the target and the reference solution's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .checks import Outcome
+from .conformance import Conformance
+from .ctokens import tokenize
+
+WHOLE = "whole"
+
+
+def is_whole(config: dict) -> bool:
+    return config.get("kind") == WHOLE
+
+
+def signature(template: str, name: str) -> list:
+    """The tokens of ``name``'s declaration in ``template``: from the start of its line's declaration (after the
+    previous ``;``, ``}`` or ``{``) through the ``)`` that closes its parameter list."""
+    toks = tokenize(template)
+    at = next((i for i, t in enumerate(toks) if t.text == name and i + 1 < len(toks) and toks[i + 1].text == "("),
+              None)
+    if at is None:
+        raise ValueError(f"the template declares no function {name!r}")
+    start = at
+    while start > 0 and toks[start - 1].text not in (";", "}", "{") and not toks[start - 1].text.startswith("#"):
+        start -= 1
+    depth, end = 0, at + 1
+    for end in range(at + 1, len(toks)):
+        depth += {"(": 1, ")": -1}.get(toks[end].text, 0)
+        if depth == 0:
+            break
+    return toks[start:end + 1]
+
+
+def _contains(keys: list[str], part: list[str]) -> bool:
+    n = len(part)
+    return any(keys[i:i + n] == part for i in range(len(keys) - n + 1))
+
+
+def whole_conformance(template: str, submission: str, functions: list[str]) -> Conformance:
+    """Both signatures present and the code not the template's: a Conformance with no blank and no edits."""
+    conf = Conformance([], "", None, None, None)
+    keys = [t.key for t in tokenize(submission)]
+    if keys == [t.key for t in tokenize(template)]:
+        conf.problem_kind = "unfilled"
+        conf.problem = "你还没有写 kernel：提交的代码和模板一样（函数体是空的）。请在模板的函数体里写出完整的 kernel 和启动函数。"
+        return conf
+    missing = []
+    for name in functions:
+        sig = signature(template, name)
+        if not _contains(keys, [t.key for t in sig]):
+            missing.append(" ".join(t.text for t in sig))
+    if missing:
+        conf.problem_kind = "signature"
+        conf.problem = ("找不到模板要求的函数签名（函数名、参数的类型、名字和顺序都要和模板一样）：\n- "
+                        + "\n- ".join(missing))
+    return conf
+
+
+def functions(ex) -> list[str]:
+    """The functions whose signatures a submission keeps: the kernel (config ``kernel``) and the host function."""
+    return [f for f in (ex.config.get("kernel"), ex.config["host_function"]) if f]
+
+
+def signature_match(exercises: list, path):
+    """The one whole-kernel exercise whose signatures all occur in the file at ``path`` (a renamed challenge
+    file, which resembles no template by its body), else None."""
+    from pathlib import Path
+    try:
+        p = Path(path) if path is not None else None
+        if p is None or not p.is_file() or p.stat().st_size > 1_000_000:
+            return None
+        keys = [t.key for t in tokenize(p.read_text(encoding="utf-8", errors="replace"))]
+    except Exception:          # not code we can read: the caller tries the other ways
+        return None
+    hits = [ex for ex in exercises if ex.whole
+            and all(_contains(keys, [t.key for t in signature(ex.template, f)]) for f in functions(ex))]
+    return hits[0] if len(hits) == 1 else None
+
+
+def step_whole_conformance(st) -> None:
+    """pipeline.step_conformance for a whole-kernel exercise."""
+    from .results import TestResult
+    ex = st.exercise
+    conf = whole_conformance(ex.template, st.submission.source, functions(ex))
+    st.conformance = conf
+    st.result.blank, st.result.value = None, None
+    if conf.problem:
+        st.blocked = st.result.problem = conf.problem
+        st.result.tests.append(TestResult("conformance", "函数签名与模板一致", 0, 0, "failed", conf.problem,
+                                          ["conformance"]))
+        return
+    st.graded_source = st.submission.source
+    st.result.tests.append(TestResult("conformance", "函数签名与模板一致", 0, 0, "passed",
+                                      "kernel 和启动函数的签名与模板一致。", ["conformance"]))
+
+
+WORK_LIMIT = 1 << 26        # thread-steps per launch (labsim.budget), like the check cell's edited version
+
+
+def work_budget(ex):
+    """The per-launch work budget of a whole-kernel exercise's runs (config ``[limits] work_limit``): its launch
+    configuration is the student's, so ``<<<1 << 28, 1024>>>`` is refused at once with a message naming the
+    limit. Other exercises launch as their template does: no budget."""
+    import contextlib
+    if not ex.whole:
+        return contextlib.nullcontext()
+    from labsim.budget import limited
+    return limited(int(ex.limits.get("work_limit", WORK_LIMIT)))
+
+
+# ---- counter points ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CounterTarget:
+    """``[[counter]]`` of config.toml: ``metrics`` (labsim metric names, summed) per ``per`` of the case
+    (``"elements"``: the product of its sizes; ``"ffma"``: the metric ``per_metric``), at most ``target``;
+    ``ideal`` is the best any kernel can do; ``reference`` is the reference solution's value (recorded in the
+    config and checked by the tests against a run of solution.cu)."""
+
+    id: str
+    label: str
+    metrics: tuple[str, ...]
+    target: float
+    ideal: float
+    reference: float
+    per: str = "elements"
+    per_metric: str = ""
+
+    @classmethod
+    def from_config(cls, d: dict) -> "CounterTarget":
+        return cls(d["id"], d["label"], tuple(d["metrics"]), float(d["target"]), float(d["ideal"]),
+                   float(d["reference"]), d.get("per", "elements"), d.get("per_metric", ""))
+
+    def value(self, rec) -> float | None:
+        """The run's value, None when the run has none (an error, or no such metric)."""
+        if not rec.ok or any(m not in rec.metrics for m in self.metrics):
+            return None
+        total = sum(rec.metrics[m] for m in self.metrics)
+        if self.per == "elements":
+            denom = 1
+            for v in rec.case.sizes.values():
+                denom *= int(v)
+        else:
+            denom = rec.metrics.get(self.per_metric, 0)
+        return total / denom if denom else None
+
+
+def counter_targets(ex) -> list[CounterTarget]:
+    return [CounterTarget.from_config(d) for d in ex.config.get("counter", [])]
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3g}"
+
+
+def counter_outcome(ctx, counter_id: str, kind: str = "counter") -> Outcome:
+    """One counter point: every correct run of the ``kind`` cases at or under the target. A wrong or failed
+    run earns no counter point (a fast wrong kernel is no achievement)."""
+    t = next(c for c in counter_targets(ctx.exercise) if c.id == counter_id)
+    runs = ctx.runs(kind)
+    values = [t.value(r) if r.passed else None for r in runs]
+    head = f"{t.label}：目标 ≤ {_fmt(t.target)}（参考解 {_fmt(t.reference)}，理想 {_fmt(t.ideal)}）"
+    if any(v is None for v in values):
+        return Outcome(False, f"{head}；你的 kernel 在 {sum(v is None for v in values)}/{len(values)} 个计数用例上"
+                              "结果不对或没有运行完，不计这一项。", data={"values": values})
+    worst = max(values)
+    ok = worst <= t.target + 1e-9
+    shapes = "、".join(r.case.shape_text() for r in runs)
+    msg = f"{head}；你的是 {_fmt(worst)}（{shapes}）" + ("，达到目标。" if ok else "，没有达到目标。")
+    return Outcome(ok, msg, data={"values": values, "target": t.target, "reference": t.reference})
