@@ -1,0 +1,78 @@
+"""Whole-kernel exercises (grading.whole): signatures as conformance, counter targets against the H200's record."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from grading.context import run_exercise
+from grading.sim import Case, compile_source
+from grading.spec import load_exercise
+from grading.whole import counter_targets, signature, signature_match, whole_conformance
+
+REPO = Path(__file__).resolve().parents[2]
+ROUND3 = json.loads((REPO / "measurements/h200/round3/results.json").read_text(encoding="utf-8"))["challenges"]
+WHOLE = [e for e in ("lesson08_challenge",)]
+TEMPLATE = """namespace {
+// comment
+__global__ void k(const float* __restrict__ a, float* b, int n) {
+}
+} // namespace
+void launch(const float* a, float* b, int n, cudaStream_t s) {
+}
+"""
+
+
+def test_signature_is_the_declaration_through_its_closing_parenthesis():
+    assert " ".join(t.text for t in signature(TEMPLATE, "k")) == \
+        "__global__ void k ( const float * __restrict__ a , float * b , int n )"
+    assert " ".join(t.text for t in signature(TEMPLATE, "launch")) == \
+        "void launch ( const float * a , float * b , int n , cudaStream_t s )"
+    with pytest.raises(ValueError, match="no function 'other'"):
+        signature(TEMPLATE, "other")
+
+
+@pytest.mark.parametrize("source,kind", [
+    (TEMPLATE, "unfilled"),                                                        # the template itself
+    (TEMPLATE.replace("// comment", "/* other */").replace("{\n}", "{ }"), "unfilled"),   # only layout changed
+    (TEMPLATE.replace("{\n}\n}", "{ b[0] = a[0]; }\n}", 1), None),                 # a body: accepted
+    (TEMPLATE.replace("{\n}\n}", "{ b[0] = a[0]; }\n}", 1).replace("int n)", "unsigned n)", 1), "signature"),
+    (TEMPLATE.replace("{\n}\n}", "{ b[0] = a[0]; }\n}", 1).replace("launch(", "go(", 1), "signature"),
+    (TEMPLATE.replace("{\n}\n}", "{ b[0] = a[0]; }\n}", 1).replace("int n) {", "int\n   n   ) {", 1), None),
+])
+def test_whole_conformance(source, kind):
+    conf = whole_conformance(TEMPLATE, source, ["k", "launch"])
+    assert conf.problem_kind == kind and (conf.problem is None) == (kind is None)
+    assert conf.edits == [] and conf.blank_text == ""
+
+
+def test_a_renamed_challenge_file_is_found_by_its_signatures(tmp_path):
+    ex = load_exercise("lesson08_challenge")
+    p = tmp_path / "mine.cu"
+    p.write_text(ex.solution_path.read_text(encoding="utf-8"), encoding="utf-8")
+    assert signature_match([load_exercise("lesson08"), ex], p) is ex
+    p.write_text(load_exercise("lesson08").solution_path.read_text(encoding="utf-8"), encoding="utf-8")
+    assert signature_match([load_exercise("lesson08"), ex], p) is None
+
+
+@pytest.mark.parametrize("eid", WHOLE)
+def test_counter_reference_and_h200_agree_with_labsim(eid):
+    """Each counter's ``reference`` is the H200's number for solution.cu at round 3's small shapes (ncu), and
+    labsim's run of solution.cu and baseline.cu gives the H200's counts there; the baseline misses the target."""
+    ex = load_exercise(eid)
+    folder = ex.folder
+    for variant, file in (("solution", ex.solution_path), ("baseline", folder / "baseline.cu")):
+        program = compile_source(file.read_text(encoding="utf-8"), ex.target_name)
+        for shape, h200 in ROUND3["ncu_small"][f"{eid}/{variant}"].items():
+            m, n = (int(v) for v in shape.split("x"))
+            rec = run_exercise(ex, program, Case(f"h200-{shape}", "h200", {"M": m, "N": n}, 1))
+            assert rec.passed, (variant, shape, rec.error)
+            for t in counter_targets(ex):
+                assert all(rec.metrics[k] == h200[k] for k in t.metrics), (variant, shape)
+                measured = sum(h200[k] for k in t.metrics) / (m * n)
+                assert t.value(rec) == pytest.approx(measured)
+                if variant == "solution" and m % 32 == 0 and n % 32 == 0:
+                    assert measured == pytest.approx(t.reference) and t.reference <= t.target
+                if variant == "baseline":
+                    assert measured > t.target
