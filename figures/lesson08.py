@@ -3,8 +3,8 @@ or read from the H200 recordings in ``measurements/h200/``.
 
 The kernels are the lesson's own CUDA C (grading's ``lesson08/template.cu`` with its blank filled) run by
 ``labsim.cuda``; a lesson cell calls one function here and shows the Table or Figure it returns. The naive
-transpose runs :func:`figures.lessonkit.demo_fill` (the reference on the answer branch, the student's own fill on
-the exercise branch): this module holds no answer.
+transpose demos run Harris's mapping (:data:`HARRIS_FILL`: correct, store uncoalesced); the student's own kernel
+is shown only from the check report: this module holds no answer.
 """
 from __future__ import annotations
 
@@ -99,23 +99,28 @@ after_exercise = kit.after_exercise(EXERCISE)
 
 # ---- the lesson's kernels on labsim ------------------------------------------------------------------------
 
+# Harris's naive transpose as a fill of the exercise: a warp walks one row of the block (coalesced read, strided
+# write). It is the kernel the lesson measures, and a correct fill that loses the coalescing point, not the answer.
+HARRIS_FILL = "(ty + j) * TILE_DIM + tx"
+STORE_LINE = "output[col * M + row] = v;"
+
+
 def copy_blank() -> str:
-    """The copy's fill: the output index equal to the input index, read off the template's load."""
-    m = re.search(r"= input\[([^\]]+)\];", kit.template(EXERCISE))
-    if not m:
-        raise ValueError(f"{EXERCISE}: the template has no `= input[...];` load to copy the index from")
-    return m.group(1)
+    """The copy's mapping (Harris's); :func:`run_kernel` makes the store index equal the load's."""
+    return HARRIS_FILL
 
 
 def naive_blank() -> str:
-    """The fill the naive-transpose demos run (raises kit.NeedsFill on the exercise branch before the exercise)."""
-    return kit.demo_fill(EXERCISE).text
+    """The fill of the lesson's naive transpose demos: Harris's mapping."""
+    return HARRIS_FILL
 
 
-def lesson_source(blank: str, *, guard: str | None = None) -> str:
+def lesson_source(blank: str, *, guard: str | None = None, store: str | None = None) -> str:
     """The lesson's CUDA exercise with the blank filled and, for the demos, the bounds guard replaced
-    (``guard`` is the new condition, e.g. ``"true"``). Line numbers never shift."""
+    (``guard`` is the new condition, e.g. ``"true"``) or the store's index (``store``). Line numbers never shift."""
     edits = [("if (row < M && col < N) {", f"if ({guard}) {{")] if guard is not None else []
+    if store is not None:
+        edits.append((STORE_LINE, f"output[{store}] = v;"))
     return kit.source(EXERCISE, blank, edits)
 
 
@@ -123,7 +128,8 @@ def _matrix(M: int, N: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal((M, N)).astype(np.float32)
 
 
-def run_kernel(kind: str, M: int, N: int, *, seed: int = 0, blank: str | None = None, guard: str | None = None):
+def run_kernel(kind: str, M: int, N: int, *, seed: int = 0, blank: str | None = None, guard: str | None = None,
+               store: str | None = None):
     """Run one of the lesson's kernels on a random M×N float32 matrix with labsim.cuda.
 
     ``kind``: "copy" (the template with the output index equal to the input's), "naive" (the template with
@@ -141,7 +147,8 @@ def run_kernel(kind: str, M: int, N: int, *, seed: int = 0, blank: str | None = 
         res = prog.call(host, a.reshape(-1), out, M, N, 0)
     else:
         fill = copy_blank() if kind == "copy" else (blank or naive_blank())
-        res = kit.run_source(EXERCISE, lesson_source(fill, guard=guard), (a.reshape(-1), out, M, N, 0))
+        store = "row * N + col" if kind == "copy" else store
+        res = kit.run_source(EXERCISE, lesson_source(fill, guard=guard, store=store), (a.reshape(-1), out, M, N, 0))
     want = a.reshape(-1) if kind == "copy" else a.T.reshape(-1)
     return res, a, out, want
 
@@ -328,8 +335,7 @@ def naive_sector_maps(n: int = 256) -> Figure:
 def store_lane_table(M: int = 256, N: int = 256) -> Table:
     """The worked example: for each lane of one warp's load and store, the element, its byte offset from the
     array's start and its 32-byte sector (block (0,0), warp 0, j = 0: lane 0 touches element 0 of both)."""
-    fill = kit.demo_fill(EXERCISE)
-    res, *_ = run_kernel("naive", M, N, blank=fill.text)
+    res, *_ = run_kernel("naive", M, N)
     ld, st = _instr(res, "ld").sample, _instr(res, "st").sample
     ld_off, st_off = ld.addr - ld.addr[0], st.addr - st.addr[0]
     if ld.addr[0] % 32 or st.addr[0] % 32:
@@ -343,41 +349,40 @@ def store_lane_table(M: int = 256, N: int = 256) -> Table:
                  t(f"{st.sectors} 个 sector", f"{st.sectors} sectors")])
     return Table(["lane", t("读的元素", "load element"), t("读：字节偏移", "load byte"), t("读：sector", "load sector"),
                   t("写的元素", "store element"), t("写：字节偏移", "store byte"), t("写：sector", "store sector")],
-                 rows, caption=t(f"labsim.cuda：{M}×{N} 矩阵，block (0,0) 的 warp 0 在 j = 0 时的读和写（{fill.label}）；"
+                 rows, caption=t(f"labsim.cuda：{M}×{N} 矩阵，block (0,0) 的 warp 0 在 j = 0 时的读和写（Harris 的映射）；"
                                  "字节偏移和 sector 从数组开头数",
-                                 f"labsim.cuda: {M}×{N}, block (0,0), warp 0, j = 0 ({fill.label})"))
+                                 f"labsim.cuda: {M}×{N}, block (0,0), warp 0, j = 0 (Harris's mapping)"))
 
 
-_OOB = re.compile(r"(\w+)\[(-?\d+)\] but \w+ has (\d+) elements")
+_OOB = re.compile(r"(\w+)((?:\[-?\d+\])+)(?: \(flat index -?\d+\))? but \w+ has (?:[\d×]+ = )?(\d+) elements")
 
 
 def _outcome(e: LabsimError) -> str:
     m = _OOB.search(str(e))
     if m:
-        return t(f"越界：{m.group(1)}[{m.group(2)}]（只有 {m.group(3)} 个元素）",
-                 f"out of bounds: {m.group(1)}[{m.group(2)}] of {m.group(3)}")
+        return t(f"越界：{m.group(1)}{m.group(2)}（只有 {m.group(3)} 个元素）",
+                 f"out of bounds: {m.group(1)}{m.group(2)} of {m.group(3)}")
     return f"{type(e).__name__}: {getattr(e, 'message', e)}"
 
 
 @after_exercise
-def shape_table(blanks=(None, SQUARE_ONLY_BLANK, "row * M + col"),
+def shape_table(blanks=("col * M + row", SQUARE_ONLY_BLANK, "row * M + col"),
                 shapes=((64, 64), (64, 96), (96, 64), (1, 2), (2, 1), (33, 47))) -> Table:
-    """Each fill of the blank on square and non-square shapes: right, wrong (how many elements) or the error
-    (None: :func:`naive_blank`)."""
+    """Each store index of Harris's naive transpose on square and non-square shapes: right, wrong (how many
+    elements) or the error."""
     rows = []
     for blank in blanks:
-        blank = blank or naive_blank()
         row = [f"output[{blank}]"]
         for M, N in shapes:
             try:
-                _, _, out, want = run_kernel("naive", M, N, blank=blank)
+                _, _, out, want = run_kernel("naive", M, N, store=blank)
                 bad = int(np.count_nonzero(~(out == want)))
                 row.append(t("对", "right") if bad == 0 else t(f"错 {bad}/{M * N}", f"wrong {bad}/{M * N}"))
             except LabsimError as e:
                 row.append(_outcome(e))
         rows.append(row)
-    return Table([t("填法", "fill")] + [f"{M}×{N}" for M, N in shapes], rows,
-                 caption=t("labsim.cuda：同一个内核，三种填法，方阵与非方阵", "labsim.cuda: three fills, square and not"))
+    return Table([t("写的下标", "store index")] + [f"{M}×{N}" for M, N in shapes], rows,
+                 caption=t("labsim.cuda：Harris 的朴素转置，三种写下标，方阵与非方阵", "labsim.cuda: three store indices, square and not"))
 
 
 @after_exercise

@@ -12,6 +12,7 @@ never inputs; ``detail`` is for the instructor only. A check must look at runs (
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable
@@ -135,7 +136,51 @@ def error_text(rec: "RunRecord") -> str:
     k = failure_kind(rec)
     label = FAILURE_LABELS.get(k or "", "运行出错")
     raw = (rec.error or "").strip()
+    said = oob_chinese(raw) if k == "oob" else ""
+    label = f"{label}：{said}" if said else label
     return f"{label}。labsim 的报错原文是“{raw}”" if raw else label
+
+
+_OOB = re.compile(r"out-of-bounds (global|shared) access: (\w+)((?:\[-?\d+\])+)(?: \(flat index -?\d+\))? "
+                  r"but \w+ has (?:([\d×]+) = )?(\d+) elements(?: \[kernel [^,\]]+, block \(([\d,]+)\), "
+                  r"thread \(([\d,]+)\))?")
+
+
+def oob_chinese(error: str) -> str:
+    """What labsim's out-of-bounds message says, in Chinese ("block (1,1,0) 的线程 (0,7,0) 访问全局内存
+    input[1551]，而 input 只有 1551 个元素"); empty when ``error`` is no such message."""
+    m = _OOB.search(error or "")
+    if not m:
+        return ""
+    space = "全局" if m[1] == "global" else "共享"
+    who = f"block ({m[6]}) 的线程 ({m[7]}) " if m[6] else ""
+    size = f"{m[4]} = {m[5]}" if m[4] else m[5]
+    return f"{who}访问{space}内存 {m[2]}{m[3]}，而 {m[2]} 只有 {size} 个元素"
+
+
+def warp_picture(rec: "RunRecord", fid: str, label: str) -> str:
+    """What one warp of the run did at focus ``fid`` (labsim's sample), as a clause: the bytes its active lanes
+    span, the distance between neighbouring lanes and its sectors; ``label`` names the access ("写 output").
+    Empty when there is no sample. What the code did, never what it should be."""
+    import numpy as np
+    wa = rec.sample(fid)
+    if wa is None:
+        return ""
+    act = np.asarray(wa.active, bool)
+    if not act.any():
+        return ""
+    addr = np.asarray(wa.addr, dtype=np.int64)[act]
+    span = int(addr.max() - addr.min()) + int(wa.itemsize)
+    gaps = np.unique(np.diff(addr)) if addr.size > 1 else np.array([], dtype=np.int64)
+    if gaps.size == 1:
+        gap = f"相邻 lane 的地址相差 {int(gaps[0])} 字节"
+    elif gaps.size:
+        shown = "、".join(str(int(g)) for g in gaps[:4]) + ("……" if gaps.size > 4 else "")
+        gap = f"相邻 lane 的地址差有 {gaps.size} 种（{shown} 字节）"
+    else:
+        gap = "只有一个活跃 lane"
+    return (f"labsim 记录的一个 warp {label} 时，{int(act.sum())} 个活跃 lane 的地址跨过 {span} 字节，{gap}，"
+            f"碰到 {int(wa.sectors)} 个 sector")
 
 
 def shape_outcome(rec: "RunRecord", *, where: str, right: str, wrong: str, reference: str) -> Outcome:

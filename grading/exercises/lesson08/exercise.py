@@ -1,16 +1,20 @@
-"""Lesson 8's exercise, as code: how the host function is called and checked (``call``) and the right-by-luck
-veto, on evidence: probes measure the row pitch the blank actually uses, and a wrong index that still earned
-points (on the shapes where that pitch happens to be right) is vetoed, with the explanation the probes give.
+"""Lesson 8's exercise, as code: how the host function is called and checked (``call``), the coalesced store a
+mapping can reach on a shape (``coalesced_store``), what a submission's mapping did (``mapping_probe``) and the
+guard veto (only a guard edit that lets the submitted kernel go out of bounds).
 
-Shipped to students with the public checks: nothing here is secret.
+Shipped to students with the public checks: nothing here is secret, and nothing here states the blank's fill.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from grading.checks import Hypothesis, IndexEvidence, evidence_veto, linear_fit, scored_passes, which
 from grading.results import Veto
-from grading.sim import Call, Case, Output, run_case
+from grading.sim import Call, Case, Output
+
+TILE, ROWS = 32, 8              # the template's TILE_DIM and BLOCK_ROWS (a region edits may not touch)
+STEPS = TILE // ROWS
+FOCUS = ("load", "store")
+LABELS = {"load": "读 input", "store": "写 output"}
 
 
 def shape(id: str, kind: str, m: int, n: int, seed: int = 0) -> Case:
@@ -25,60 +29,99 @@ def call(case: Case) -> Call:
     return Call((a.reshape(-1), out.reshape(-1), case.M, case.N, 0), [Output("output", out, a.T)])
 
 
-# the probes that measure the blank's index: M ≠ N, neither a multiple of 32, no 1-wide shape
-PROBES = ({"M": 48, "N": 80}, {"M": 80, "N": 48})
-ceil32 = lambda v: -(-v // 32) * 32  # noqa: E731
-# what a wrong row pitch may be, and on which shapes it is right (output's rows have M elements)
-PITCHES = [
-    Hypothesis("input 的列数 N", lambda s: s["N"], "M = N 时"),
-    Hypothesis("M 向上取整到 32 的倍数（gridDim.y * TILE_DIM）", lambda s: ceil32(s["M"]), "M 是 32 的倍数时"),
-    Hypothesis("N 向上取整到 32 的倍数（gridDim.x * TILE_DIM）", lambda s: ceil32(s["N"]), "M 恰好等于 N 向上取整到 32 的倍数时"),
-    Hypothesis("TILE_DIM（32）", lambda s: 32, "M = 32 时"),
-]
+def coalesced_store(M: int, N: int) -> tuple[int, int]:
+    """(requests, sectors) of the store when every warp writes 32 neighbouring elements of one row of output
+    (block-row r = 0..31 of one block column; the guard's inactive lanes dropped), counted with labsim's sector
+    rule on those addresses (arrays start 256-byte aligned): the fewest sectors a store of this kernel can touch.
+    A request is one warp's instruction with at least one active lane."""
+    from labsim.model import sectors_per_warp
+    gx, gy = -(-N // TILE), -(-M // TILE)
+    bx, by, c, r = np.meshgrid(np.arange(gx), np.arange(gy), np.arange(TILE), np.arange(TILE), indexing="ij")
+    row, col = (by * TILE + r).reshape(-1, 32), (bx * TILE + c).reshape(-1, 32)
+    active = (row < M) & (col < N)
+    addr = (col * M + row).astype(np.int64) * 4
+    keep = active.any(axis=1)
+    return int(keep.sum()), int(sectors_per_warp(addr[keep], active[keep], 4).sum())
 
 
-def index_evidence(program, host: str = "launch_transpose_naive") -> IndexEvidence:
-    """Run each probe with input[r][c] = r * N + c + 1 and a generous output buffer (a wrong index lands inside
-    it and is measured rather than stopping the run): output[i] = v says input (row, col) went to i."""
-    coefs, right = [], True
-    for sizes in PROBES:
-        m, n = sizes["M"], sizes["N"]
-        case = Case("probe-" + f"{m}x{n}", "probe", dict(sizes), 0, "arange")
-        a = np.arange(1, m * n + 1, dtype=np.float32)
-        out = np.full(8 * m * n, np.nan, dtype=np.float32)
-        rec = run_case(program, host, Call((a, out, m, n, 0), []), case)
-        if not rec.ok:
-            return IndexEvidence(list(PROBES), [], False, rec.error_kind)
-        i = np.flatnonzero(~np.isnan(out))
-        row, col = np.divmod(out[i].astype(np.int64) - 1, n)
-        right = right and len(i) == m * n and bool(np.all(i == col * m + row))
-        coefs.append(linear_fit([({"col": int(c), "row": int(r)}, int(k)) for c, r, k in zip(col, row, i)]))
-    return IndexEvidence(list(PROBES), coefs, right)
+PROBE = """\
+constexpr int TILE_DIM = 32;
+constexpr int BLOCK_ROWS = 8;
+__global__ void mapping_probe(int* es, int M, int N) {
+    int tx = threadIdx.x;
+    int ty = threadIdx.y;
+    for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS) {
+        int e = %s;
+        es[(ty * TILE_DIM + tx) * (TILE_DIM / BLOCK_ROWS) + j / BLOCK_ROWS] = e;
+    }
+}
+void launch_probe(int* es, int M, int N) { mapping_probe<<<1, dim3(TILE_DIM, BLOCK_ROWS)>>>(es, M, N); }
+"""
 
 
-def explain(ev: IndexEvidence) -> str:
-    """What the probes show about the index, in one or two sentences (true of the measured index)."""
-    shapes = " 和 ".join(f"{s['M']}×{s['N']}" for s in ev.probes)
-    ms = "、".join(str(s["M"]) for s in ev.probes)
-    a, b = ev.pitch("col"), ev.pitch("row")
-    if a is None or b is None:
-        return f"探针输入（M×N = {shapes}，每个元素等于自己的下标 + 1）上，它不是 row、col 的一次式：有元素写到了别处或被覆盖。"
-    if any(v != 1 for v in b) or any(c["const"] for c in ev.coef):
-        return (f"探针输入（M×N = {shapes}）上，row 每加 1 下标前进 {'、'.join(map(str, b))} 个元素：output 里同一行"
-                "相邻的两个元素（row 相差 1）应当相邻，下标应当只差 1。")
-    h = which(a, ev.probes, PITCHES)
-    what = f"，正是 {h.label}" if h else ""
-    when = f"只有 {h.when}两者相同。" if h else "两者不同。"
-    return (f"探针输入（M×N = {shapes}，每个元素等于自己的下标 + 1）量出：col 每加 1，下标前进 "
-            f"{'、'.join(map(str, a))} 个元素{what}；output 是 N 行 M 列，一行有 M（{ms}）个元素，{when}")
-
-
-def right_by_luck(st) -> Veto | None:
-    """The index is wrong on the probes, yet some scored check passed: those points are luck."""
-    if st.program is None or not scored_passes(st):       # nothing earned: no luck to veto, no probe run
+def mapping_probe(blank: str, M: int, N: int) -> np.ndarray | None:
+    """``e[ty, tx, step]``: the block number each thread of one block computes with the submitted blank (already
+    accepted by the conformance gate, so it is one expression), run on labsim; None when it cannot run."""
+    from grading.sim import compile_source
+    try:
+        prog = compile_source(PROBE % blank, "mapping_probe.cu")
+        es = np.full(TILE * ROWS * STEPS, -1, dtype=np.int32)
+        prog.call("launch_probe", es, M, N)
+    except Exception:            # the probe only illustrates; the graded runs say what went wrong
         return None
-    ev = index_evidence(st.program, st.exercise.config["host_function"])
-    return evidence_veto(st, ev, explain(ev))
+    return es.reshape(ROWS, TILE, STEPS)
 
 
-VETOES = [right_by_luck]
+def probe_text(blank: str, M: int, N: int) -> str:
+    """What the mapping did, in one block: the numbers warp 0 moves at step j = 0, and how many block numbers
+    0..1023 nobody moves, are moved more than once, or lie outside the block. Only true statements about it."""
+    e = mapping_probe(blank, M, N)
+    if e is None:
+        return ""
+    first = e[0, :, 0]
+    shown = "、".join(str(int(v)) for v in first[:6]) + "……" + str(int(first[-1]))
+    pos = "、".join(f"({int(v) // TILE}, {int(v) % TILE})" for v in first[:3] if 0 <= v < TILE * TILE)
+    flat = e.reshape(-1)
+    inside = flat[(flat >= 0) & (flat < TILE * TILE)]
+    counts = np.bincount(inside, minlength=TILE * TILE)
+    bits = []
+    if (counts == 0).any():
+        bits.append(f"{int((counts == 0).sum())} 个编号没有线程搬")
+    if (counts > 1).any():
+        bits.append(f"{int((counts > 1).sum())} 个编号被不止一个 (线程, j) 搬")
+    if inside.size < flat.size:
+        bits.append(f"{flat.size - inside.size} 次算出的编号不在 0..1023 里")
+    msg = (f"按你的填空，一个 block 里 warp 0（ty = 0，tx = 0..31）在 j = 0 时搬的块内编号是 {shown}"
+           + (f"（块内 (行, 列) = {pos}……）" if pos else ""))
+    if bits:
+        msg += "；整个 block 的 256 个线程 × 4 步里，" + "，".join(bits)
+    return msg
+
+
+def guard_weakened(st) -> Veto | None:
+    """A guard edit is vetoed only when the kernel as submitted (its own guard) reads or writes outside the arrays
+    on a shape that is not a multiple of 32; a harmless edit (``&& row >= 0``) stays an unscored edit."""
+    conf = st.conformance
+    if conf is None or conf.problem or not any("bounds_check" in e.regions for e in conf.edits):
+        return None
+    from grading import sim
+    ex = st.exercise
+    try:
+        prog = sim.compile_source(st.submission.numbering.source(st.submission.source), ex.target_name)
+    except Exception:
+        return None                      # the edited file does not compile: nothing ran out of bounds
+    shapes = []
+    for m, n in ((33, 47), (47, 33), (1, 5), (5, 1), (65, 45)):
+        rec = sim.run_case(prog, ex.config["host_function"], call(shape("guard", "guard", m, n)),
+                           shape("guard", "guard", m, n))
+        if rec.error_kind == "oob":
+            shapes.append(f"{m}×{n}")
+    if not shapes:
+        return None
+    text = ex.config.get("vetoes", {}).get("deleted_bounds_check", {})
+    what = "；".join(e.describe(ex.region_labels) for e in conf.edits if "bounds_check" in e.regions)
+    return Veto("deleted_bounds_check", text.get("title", "删除边界检查"),
+                text.get("reason", "{edits}").format(edits=what, shapes="、".join(shapes)))
+
+
+VETOES = [guard_weakened]

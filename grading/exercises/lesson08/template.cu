@@ -2,33 +2,31 @@
 
 namespace {
 
-constexpr int TILE_DIM = 32;
-constexpr int BLOCK_ROWS = 8;
+constexpr int TILE_DIM = 32;     // 一个 block 负责 input 的一块 32×32
+constexpr int BLOCK_ROWS = 8;    // block 是 32×8 = 256 个线程，每个线程搬 4 个元素
 
-// Naive Transpose:
-// input:  [M, N] row-major，第 r 行第 c 列在 input[r * N + c]
-// output: [N, M] row-major，output 的第 c 行第 r 列 = input 的第 r 行第 c 列
+// 朴素转置：output 是 input 的转置。
+// input:  [M, N] 行主序，第 r 行第 c 列在 input[r * N + c]
+// output: [N, M] 行主序，第 c 行第 r 列在 output[c * M + r]
 //
-// 线程到数据的映射：
-// 一个 block 是 32x8=256 个线程，负责 input 的一块 32x32。
-// threadIdx.x 选列（col），threadIdx.y + j 选行（row）；
-// 同一个 warp 的 32 个线程 threadIdx.y 相同、threadIdx.x 连续：同一行上相邻的 32 列。
+// 块里的 1024 个元素按 input 的行编号：编号 e 在块内第 e / TILE_DIM 行、第 e % TILE_DIM 列。
+// 一个 warp 是 ty 相同、tx = 0..31 的 32 个线程。
 __global__ void transpose_naive_kernel(
     const float* __restrict__ input,
     float* __restrict__ output,
     int M,
     int N
 ) {
-    int x = blockIdx.x * TILE_DIM + threadIdx.x;
-    int y = blockIdx.y * TILE_DIM + threadIdx.y;
+    int tx = threadIdx.x;   // 0..31
+    int ty = threadIdx.y;   // 0..7
 
-    // 每个线程用 j 循环搬 4 个元素（行 y, y+8, y+16, y+24），整个 block 覆盖 32x32。
     for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS) {
-        int row = y + j;
-        int col = x;
+        int e = ______;  // TODO: 线程 (tx, ty) 在这一步搬的块内编号
+        int row = blockIdx.y * TILE_DIM + e / TILE_DIM;   // input 的行
+        int col = blockIdx.x * TILE_DIM + e % TILE_DIM;   // input 的列
         if (row < M && col < N) {
-            float v = input[row * N + col];  // 读 input 的第 row 行第 col 列
-            output[______] = v;               // TODO: 它在 output 里的下标（output 是 N 行 M 列）
+            float v = input[row * N + col];
+            output[col * M + row] = v;
         }
     }
 }

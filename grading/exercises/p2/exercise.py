@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from grading import checks
 from grading.sim import Call, Case, Output
 
 ALPHA = 2.0                     # a power of two: alpha * x rounds the same on every float32 path
@@ -42,23 +43,5 @@ def coalesced_counts(M: int, N: int) -> tuple[int, int]:
 
 
 def warp_picture(rec, fid: str) -> str:
-    """What one warp of the run did at focus ``fid`` (labsim's sample): the bytes its active lanes span, the
-    distance between neighbouring lanes and its sectors, as a clause. Empty when there is no sample."""
-    wa = rec.sample(fid)
-    if wa is None:
-        return ""
-    act = np.asarray(wa.active, bool)
-    if not act.any():
-        return ""
-    addr = np.asarray(wa.addr, dtype=np.int64)[act]
-    span = int(addr.max() - addr.min()) + int(wa.itemsize)
-    gaps = np.unique(np.diff(addr)) if addr.size > 1 else np.array([], dtype=np.int64)
-    if gaps.size == 1:
-        gap = f"相邻 lane 的地址相差 {int(gaps[0])} 字节"
-    elif gaps.size:
-        shown = "、".join(str(int(g)) for g in gaps[:4]) + ("……" if gaps.size > 4 else "")
-        gap = f"相邻 lane 的地址差有 {gaps.size} 种（{shown} 字节）"
-    else:
-        gap = "只有一个活跃 lane"
-    return (f"labsim 记录的一个 warp {LABELS[fid]} 时，{int(act.sum())} 个活跃 lane 的地址跨过 {span} 字节，{gap}，"
-            f"碰到 {int(wa.sectors)} 个 sector")
+    """What one warp of the run did at focus ``fid`` (grading.checks.warp_picture with P2's labels)."""
+    return checks.warp_picture(rec, fid, LABELS[fid])
