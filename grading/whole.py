@@ -122,23 +122,27 @@ def work_budget(ex):
 @dataclass(frozen=True)
 class CounterTarget:
     """``[[counter]]`` of config.toml: ``metrics`` (labsim metric names, summed) per ``per`` of the case
-    (``"elements"``: the product of its sizes; ``"ffma"``: the metric ``per_metric``), at most ``target``;
-    ``ideal`` is the best any kernel can do; ``reference`` is the reference solution's value (recorded in the
-    config and checked by the tests against a run of solution.cu)."""
+    (``"elements"``: the product of its sizes, M·N for a transpose, M·N·K, the FFMAs, for a GEMM; ``"metric"``:
+    the metric ``per_metric``), times ``scale`` (32: per warp instruction of M·N·K thread FFMAs), at most
+    ``target``; ``ideal`` (optional) is the best any kernel can do; ``reference`` is the reference solution's
+    value (recorded in the config; the tests check it against the H200's counts and a run of solution.cu)."""
 
     id: str
     label: str
     metrics: tuple[str, ...]
     target: float
-    ideal: float
+    ideal: float | None
     reference: float
     per: str = "elements"
     per_metric: str = ""
+    scale: float = 1.0
 
     @classmethod
     def from_config(cls, d: dict) -> "CounterTarget":
-        return cls(d["id"], d["label"], tuple(d["metrics"]), float(d["target"]), float(d["ideal"]),
-                   float(d["reference"]), d.get("per", "elements"), d.get("per_metric", ""))
+        ideal = d.get("ideal")
+        return cls(d["id"], d["label"], tuple(d["metrics"]), float(d["target"]),
+                   None if ideal is None else float(ideal), float(d["reference"]), d.get("per", "elements"),
+                   d.get("per_metric", ""), float(d.get("scale", 1)))
 
     def value(self, rec) -> float | None:
         """The run's value, None when the run has none (an error, or no such metric)."""
@@ -151,7 +155,7 @@ class CounterTarget:
                 denom *= int(v)
         else:
             denom = rec.metrics.get(self.per_metric, 0)
-        return total / denom if denom else None
+        return total * self.scale / denom if denom else None
 
 
 def counter_targets(ex) -> list[CounterTarget]:
@@ -168,7 +172,8 @@ def counter_outcome(ctx, counter_id: str, kind: str = "counter") -> Outcome:
     t = next(c for c in counter_targets(ctx.exercise) if c.id == counter_id)
     runs = ctx.runs(kind)
     values = [t.value(r) if r.passed else None for r in runs]
-    head = f"{t.label}：目标 ≤ {_fmt(t.target)}（参考解 {_fmt(t.reference)}，理想 {_fmt(t.ideal)}）"
+    ideal = "" if t.ideal is None else f"，理想 {_fmt(t.ideal)}"
+    head = f"{t.label}：目标 ≤ {_fmt(t.target)}（参考解 {_fmt(t.reference)}{ideal}）"
     if any(v is None for v in values):
         return Outcome(False, f"{head}；你的 kernel 在 {sum(v is None for v in values)}/{len(values)} 个计数用例上"
                               "结果不对或没有运行完，不计这一项。", data={"values": values})

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from grading.context import run_exercise
@@ -13,7 +14,7 @@ from grading.whole import counter_targets, signature, signature_match, whole_con
 
 REPO = Path(__file__).resolve().parents[2]
 ROUND3 = json.loads((REPO / "measurements/h200/round3/results.json").read_text(encoding="utf-8"))["challenges"]
-WHOLE = [e for e in ("lesson08_challenge",)]
+WHOLE = ["lesson08_challenge", "lesson10_challenge"]
 TEMPLATE = """namespace {
 // comment
 __global__ void k(const float* __restrict__ a, float* b, int n) {
@@ -65,14 +66,17 @@ def test_counter_reference_and_h200_agree_with_labsim(eid):
     for variant, file in (("solution", ex.solution_path), ("baseline", folder / "baseline.cu")):
         program = compile_source(file.read_text(encoding="utf-8"), ex.target_name)
         for shape, h200 in ROUND3["ncu_small"][f"{eid}/{variant}"].items():
-            m, n = (int(v) for v in shape.split("x"))
-            rec = run_exercise(ex, program, Case(f"h200-{shape}", "h200", {"M": m, "N": n}, 1))
+            sizes = dict(zip("MNK", (int(v) for v in shape.split("x"))))
+            rec = run_exercise(ex, program, Case(f"h200-{shape}", "h200", sizes, 1))
+            elements = int(np.prod(list(sizes.values())))
             assert rec.passed, (variant, shape, rec.error)
             for t in counter_targets(ex):
                 assert all(rec.metrics[k] == h200[k] for k in t.metrics), (variant, shape)
-                measured = sum(h200[k] for k in t.metrics) / (m * n)
+                measured = sum(h200[k] for k in t.metrics) * t.scale / elements
                 assert t.value(rec) == pytest.approx(measured)
-                if variant == "solution" and m % 32 == 0 and n % 32 == 0:
+                if t.scale == 32 and all(v % 32 == 0 for v in sizes.values()):   # per warp FFMA: M·N·K of them
+                    assert h200["smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"] == elements
+                if variant == "solution" and all(v % 32 == 0 for v in sizes.values()):
                     assert measured == pytest.approx(t.reference) and t.reference <= t.target
                 if variant == "baseline":
                     assert measured > t.target
