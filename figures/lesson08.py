@@ -405,7 +405,7 @@ def bounds_table(M: int = 65, N: int = 45) -> Table:
                            f"labsim.cuda: the lesson's kernel, {M}×{N}"))
 
 
-def block_shape_table(shapes=((32, 8), (16, 16), (8, 32)), n: int = 256) -> Table:
+def block_shape_table(shapes=((32, 8), (16, 16), (8, 32), (4, 64), (2, 128), (1, 256)), n: int = 256) -> Table:
     """Q1: one thread per element with block (bx, by): sectors per request of the naive load and store."""
     rows = []
     for bx, by in shapes:
@@ -420,11 +420,17 @@ def block_shape_table(shapes=((32, 8), (16, 16), (8, 32)), n: int = 256) -> Tabl
         st = launch(kernel, grid=(n // bx, n // by), block=(bx, by), args=(a, b, n, n), name="transpose_naive")
         ld = next(s for s in st.instructions if s.op == "ld")
         sto = next(s for s in st.instructions if s.op == "st")
-        rows.append([f"dim3({bx}, {by})", 32 // bx, _per_request(ld), _per_request(sto), _pct(_efficiency(sto)),
-                     t("对", "right") if np.array_equal(b, a.T) else t("错", "wrong")])
+        gbps = h200_block_gbps(bx, by)
+        rows.append([f"dim3({bx}, {by})", max(1, 32 // bx), _per_request(ld), _per_request(sto),
+                     _per_request(ld) + _per_request(sto),
+                     t("对", "right") if np.array_equal(b, a.T) else t("错", "wrong"),
+                     round(gbps) if gbps is not None else "—"])
     return Table([t("block", "block"), t("一个 warp 覆盖几行", "rows per warp"), t("读：sector/请求", "load"),
-                  t("写：sector/请求", "store"), t("写效率", "store efficiency"), t("结果", "result")], rows,
-                 caption=t(f"labsim：朴素转置，每个线程一个元素，{n}×{n}", f"labsim: naive transpose, {n}×{n}"))
+                  t("写：sector/请求", "store"), t("读 + 写", "load + store"), t("结果", "result"),
+                  t("H200 GB/s（8192²）", "H200 GB/s")], rows,
+                 caption=t(f"labsim：Harris 的映射、每个线程一个元素，{n}×{n}；H200 列是 round 3 在 8192² 上测的同一个内核"
+                           "（measurements/h200/round3，30 次计时的中位数）",
+                           f"labsim: one element a thread, {n}×{n}; H200 column: round 3 at 8192²"))
 
 
 # ---- H200 recordings --------------------------------------------------------------------------------------------
@@ -663,3 +669,111 @@ def harris_table() -> Table:
                  caption=t("1024×1024 float32；Harris 的数字来自 NVIDIA 技术博客（外部资料），labsim 用同名 GPU 预设估计",
                            "1024² float32: Harris's blog (external) and labsim's estimate"),
                  notes=[t(f"来源：{harris['url']}", f"source: {harris['url']}")])
+
+
+# ---- round 3: every memory level at 8192² (measurements/h200/round3, issue 27) ---------------------------------
+
+def _round3():
+    return recordings.load("round3_transpose8")
+
+
+def _r3(data, name: str, block=(32, 8), part: str = "ncu") -> dict | None:
+    return next((r for r in data[part] if r["name"] == name and tuple(r["block"]) == tuple(block)), None)
+
+
+LEVEL_KERNELS = (("copy_restrict", t("copy（const __restrict__）", "copy (const __restrict__)")),
+                 ("transpose_naive", t("Harris 的朴素转置：读合并、写跨步", "naive: coalesced read, strided write")),
+                 ("transpose_naive_colread", t("朴素转置：读跨步、写合并", "naive: strided read, coalesced write")))
+
+
+def level_counters(name: str, block=(32, 8)) -> dict | None:
+    """One round-3 kernel at 8192²: GB/s (median) and what each memory level saw, from the recording."""
+    data = _round3()
+    if data is None:
+        return None
+    m, tm = _r3(data, name, block), _r3(data, name, block, "timing")
+    if m is None or tm is None:
+        return None
+    x = m["metrics"]
+    ns = x["gpu__time_duration.sum"]
+    ld = x["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
+    return {"gbps": tm["gbps_median"], "us": tm["median_ms"] * 1000,
+            "l1_ld": ld, "l1_hit_pct": 100.0 * x["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"] / ld
+            if ld else 0.0, "l1_st": x["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"],
+            "l2_rd": x["lts__t_sectors_srcunit_tex_op_read.sum"], "l2_wr": x["lts__t_sectors_srcunit_tex_op_write.sum"],
+            "l2_wr_gbps": 32 * x["lts__t_sectors_srcunit_tex_op_write.sum"] / ns,
+            "l2_pct": x["lts__throughput.avg.pct_of_peak_sustained_elapsed"],
+            "dram_rd_mib": x["dram__bytes_read.sum"] / 2**20, "dram_wr_mib": x["dram__bytes_write.sum"] / 2**20}
+
+
+def level_table() -> Table:
+    """Round 3 at 8192²: copy and the two naive transposes, level by level (H200, Nsight Compute)."""
+    rows = []
+    for name, label in LEVEL_KERNELS:
+        c = level_counters(name)
+        if c is None:
+            rows.append([label] + [t("未记录", "not recorded")]
+                        + [""] * 8)
+            continue
+        rows.append([label, round(c["gbps"]), f"{c['l1_hit_pct']:.1f}%", c["l1_st"], c["l2_rd"], c["l2_wr"],
+                     round(c["l2_wr_gbps"]), f"{c['l2_pct']:.1f}%", round(c["dram_rd_mib"]), round(c["dram_wr_mib"])])
+    meta = (_round3() or {}).get("meta", {})
+    return Table([t("内核（8192²，block (32, 8)）", "kernel"), "GB/s", t("L1 读命中", "L1 ld hit"),
+                  t("L1 写 sector", "L1 st sectors"), t("L2 读 sector", "L2 rd sectors"),
+                  t("L2 写 sector", "L2 wr sectors"), t("L2 写 GB/s", "L2 wr GB/s"), t("L2 吞吐（峰值 %）", "L2 % peak"),
+                  t("DRAM 读 MiB", "DRAM rd MiB"), t("DRAM 写 MiB", "DRAM wr MiB")], rows,
+                 caption=t(f"H200 实测（{meta.get('gpu', 'H200')}，Nsight Compute {meta.get('ncu', '')}，"
+                           "measurements/h200/round3）：GB/s 是 30 次计时的中位数；L1 读命中 = "
+                           "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum ÷ L1 读 sector；L2 读/写 sector = "
+                           "lts__t_sectors_srcunit_tex_op_read/write.sum；L2 写 GB/s = 32 字节 × L2 写 sector ÷ "
+                           "gpu__time_duration.sum；L2 吞吐 = lts__throughput.avg.pct_of_peak_sustained_elapsed",
+                           "H200, Nsight Compute, measurements/h200/round3"))
+
+
+def level_text() -> Prose:
+    """The sentences the lesson draws from :func:`level_table`, computed from the recording."""
+    cp, nv, cr = (level_counters(n) for n, _ in LEVEL_KERNELS)
+    if None in (cp, nv, cr):
+        return Prose(t("（没有 round 3 的记录：measurements/h200/round3/results.json 不在这里。）", "(round 3 not recorded)"))
+    return Prose(t(
+        f"Harris 的朴素转置的 L2 写 sector 是 copy 的 {nv['l2_wr'] / cp['l2_wr']:.0f} 倍（{nv['l2_wr'] / 1e6:.1f} M 对 "
+        f"{cp['l2_wr'] / 1e6:.1f} M），和它的 L1 写 sector 一样多；L2 每秒接收的写是 {nv['l2_wr_gbps']:.0f} GB/s，"
+        f"L2 吞吐到了峰值的 {nv['l2_pct']:.0f}%（copy 是 {cp['l2_pct']:.0f}%），有效带宽却只有 {nv['gbps']:.0f} GB/s（copy "
+        f"{cp['gbps']:.0f} GB/s）。DRAM 读了 {nv['dram_rd_mib']:.0f} MiB（copy {cp['dram_rd_mib']:.0f} MiB，正好是输入的"
+        f"大小），写了 {nv['dram_wr_mib']:.0f} MiB（copy {cp['dram_wr_mib']:.0f} MiB）。读跨步的版本 L1 读命中 "
+        f"{cr['l1_hit_pct']:.1f}%，L2 读 sector 与 copy 相同，{cr['gbps']:.0f} GB/s。",
+        f"naive: {nv['l2_wr'] / cp['l2_wr']:.0f}x copy's L2 write sectors at {nv['l2_wr_gbps']:.0f} GB/s, "
+        f"{nv['l2_pct']:.0f}% of L2 peak, {nv['gbps']:.0f} GB/s; colread {cr['l1_hit_pct']:.1f}% L1 hits."))
+
+
+def h200_block_gbps(bx: int, by: int) -> float | None:
+    """Round 3: median GB/s of the one-element-per-thread naive transpose with block (bx, by) at 8192²."""
+    data = _round3()
+    r = _r3(data, "transpose_naive_1e", (bx, by), "timing") if data else None
+    return None if r is None else r["gbps_median"]
+
+
+Q3_KERNELS = (("fill_row", (32, 8), t("清零：warp 写一行", "fill along a row")),
+              ("fill_col", (32, 8), t("清零：warp 写一列", "fill down a column")),
+              ("colsum_coalesced", (256, 1), t("列求和：一个线程一列（warp 读一行）", "column sums, a thread a column")),
+              ("colsum_strided_block", (32, 8), t("列求和：warp 读一列，block 的 8 个 warp 读相邻 8 列",
+                                                   "column sums, a warp a column, adjacent columns in one block")),
+              ("colsum_strided_spread", (32, 8), t("列求和：warp 读一列，相邻的列在不同的 block",
+                                                    "column sums, adjacent columns on different blocks")))
+
+
+def q3_table() -> Table:
+    """Q3's kernels at 8192² on the H200 (round 3): time and each level's traffic."""
+    rows = []
+    for name, block, label in Q3_KERNELS:
+        c = level_counters(name, block)
+        if c is None:
+            rows.append([label, t("未记录", "not recorded")] + [""] * 6)
+            continue
+        rows.append([label, f"{c['us']:.0f}", c["l1_st"], f"{c['l1_hit_pct']:.1f}%" if c["l1_ld"] else "—",
+                     c["l2_rd"], c["l2_wr"], round(c["dram_rd_mib"]), round(c["dram_wr_mib"])])
+    return Table([t("内核（8192²）", "kernel"), "µs", t("L1 写 sector", "L1 st"), t("L1 读命中", "L1 ld hit"),
+                  t("L2 读 sector", "L2 rd"), t("L2 写 sector", "L2 wr"), t("DRAM 读 MiB", "DRAM rd MiB"),
+                  t("DRAM 写 MiB", "DRAM wr MiB")], rows,
+                 caption=t("H200 实测（measurements/h200/round3，Nsight Compute；µs 是 30 次计时的中位数）：列求和每列把和写进"
+                           "一个 float", "H200, round 3"))

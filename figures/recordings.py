@@ -115,6 +115,17 @@ def parse_round3_gemm(text: str) -> dict:
             **data["gemm"]}
 
 
+def parse_round3_transpose8(text: str) -> dict:
+    """round3/results.json reduced to lesson 8's 8192² kernels (its ``transpose8`` block: timing and ncu metrics of
+    copy, the naive transposes, the block-shape sweep, Q3's fill and column sums) and the run's meta."""
+    data = json.loads(text)
+    keep = ("gpu", "driver", "nvcc", "ncu", "date", "nvcc_flags", "command", "ncu_flags", "sm_clock_max_mhz")
+    meta = {k: data.get("meta", {}).get(k) for k in keep}
+    meta["transpose8_commands"] = {k: v for k, v in data.get("meta", {}).get("commands", {}).items()
+                                   if "transpose8" in k}
+    return {"meta": meta, **data["transpose8"]}
+
+
 def parse_run_lines(text: str) -> list[dict]:
     """The JSON result lines a program printed (``{"mode": "race", ..., "wrong": n}``), e.g. while it ran under
     compute-sanitizer: what that run computed, beside the sanitizer's report."""
@@ -138,6 +149,7 @@ SOURCES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "gemm_tiled_source": ("gemm/gemm_tiled.cuh", _text),  # the CUDA source the H200 ran (2 KB), for line numbers
     "round3_sweep": ("round3/results.json", parse_round3_sweep),   # P2's offset/stride copy sweep (issue 26)
     "round3_gemm": ("round3/results.json", parse_round3_gemm),     # lesson 10 at 4096³, +4 padding, FP32 peak
+    "round3_transpose8": ("round3/results.json", parse_round3_transpose8),   # lesson 8 at 8192² (issue 27)
     # lesson 10's kernels without one barrier, run under racecheck at 64³: the wrong outputs of those runs
     "racecheck_gemm_tiled16_nosync1_64x64x64": ("raw2/racecheck/gemm_tiled16_nosync1_analysis_64x64x64.txt",
                                                 parse_run_lines),
@@ -147,7 +159,7 @@ SOURCES: dict[str, tuple[str, Callable[[str], Any]]] = {
 # What the lessons read: the student kit carries these (tests/figures/test_recordings.py runs every lesson's
 # H200 table from the bundle alone).
 KIT = ("round1", "bandwidth", "bandwidth_details", "gemm", "p2", "racecheck", "sanitizer", "gemm_registers",
-       "gemm_sass", "gemm_tiled_source", "round3_sweep", "round3_gemm", "n8192", "racecheck_gemm_tiled16_nosync1_64x64x64",
+       "gemm_sass", "gemm_tiled_source", "round3_sweep", "round3_gemm", "round3_transpose8", "n8192", "racecheck_gemm_tiled16_nosync1_64x64x64",
        "racecheck_gemm_tiled16_nosync2_64x64x64")
 
 

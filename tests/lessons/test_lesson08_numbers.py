@@ -152,8 +152,39 @@ def test_block_shape_table():
         rows_per_warp = 32 // bx
         load = brute_sectors([4 * ((k // bx) * n + k % bx) for k in LANES], FULL, 4)
         store = brute_sectors([4 * ((k % bx) * n + k // bx) for k in LANES], FULL, 4)
-        assert row[1:5] == [rows_per_warp, load, store, pct(100.0 * 128 / (store * 32))]
+        assert row[1:5] == [rows_per_warp, load, store, load + store]
         assert row[5] in RIGHT
+    rows = {r[0]: r for r in lesson08.block_shape_table(n=n).data}
+    best = min(r[4] for r in rows.values())
+    # Q1's answer: (8, 32) and (4, 64) tie at 4 + 8 and 8 + 4; (32, 8) is 4 + 32
+    assert {k for k, r in rows.items() if r[4] == best} == {"dim3(8, 32)", "dim3(4, 64)"} and best == 12
+    raw = json.loads((REPO / "measurements/h200/round3/results.json").read_text(encoding="utf-8"))["transpose8"]
+    for k, r in rows.items():
+        bx, by = (int(v) for v in k[5:-1].split(", "))
+        rec = [x for x in raw["timing"] if x["name"] == "transpose_naive_1e" and x["block"] == [bx, by]]
+        assert r[6] == (round(rec[0]["gbps_median"]) if rec else "—")
+    assert rows["dim3(8, 32)"][6] > 3 * rows["dim3(32, 8)"][6]          # what the answer says of the H200
+
+
+def test_level_table_reads_round3():
+    raw = json.loads((REPO / "measurements/h200/round3/results.json").read_text(encoding="utf-8"))["transpose8"]
+    ncu = {x["name"]: x["metrics"] for x in raw["ncu"] if x["block"] == [32, 8]}
+    tab = lesson08.level_table()
+    for row, name in zip(tab.data, ("copy_restrict", "transpose_naive", "transpose_naive_colread")):
+        m = ncu[name]
+        assert row[3] == m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]
+        assert row[5] == m["lts__t_sectors_srcunit_tex_op_write.sum"]
+        assert row[8] == round(m["dram__bytes_read.sum"] / 2**20)
+        assert row[6] == round(32 * m["lts__t_sectors_srcunit_tex_op_write.sum"] / m["gpu__time_duration.sum"])
+    text = str(lesson08.level_text())
+    cp, nv = ncu["copy_restrict"], ncu["transpose_naive"]
+    ratio = nv["lts__t_sectors_srcunit_tex_op_write.sum"] / cp["lts__t_sectors_srcunit_tex_op_write.sum"]
+    assert ratio == 8 and "是 copy 的 8 倍" in text
+    assert f"DRAM 读了 {round(nv['dram__bytes_read.sum'] / 2**20)} MiB" in text
+    assert f"copy {round(cp['dram__bytes_read.sum'] / 2**20)} MiB，正好是输入的大小" in text
+    assert round(cp["dram__bytes_read.sum"] / 2**20) == 8192 * 8192 * 4 // 2**20
+    q3 = {r[0]: r for r in lesson08.q3_table().data}
+    assert len(q3) == 5 and all(r[1] != "未记录" for r in q3.values())
 
 
 # ---- recorded H200 data and labsim's estimate ----------------------------------------------------------------
@@ -345,6 +376,9 @@ def _claims() -> dict[tuple[str, str], int]:
         ("4", "个元素"): 32 // 8,                     # per thread: TILE_DIM / BLOCK_ROWS
         ("2", "个元素"): 2,                           # the 1×2 counterexample's output
         ("32", "倍"): 32,
+        ("16", "字节"): 4 * 4,                        # a 4-float row segment (Q1, block width 4)
+        ("128", "字节"): 4 * GPU.sector_bytes,        # the L1 line a load miss allocates: 4 sectors (P2)
+        ("32", "行"): GPU.warp_size,                  # a warp down a column (Q3)
         ("8", "倍"): col_s // row_s,                  # L2 write sectors of a strided vs a row store (Q3)                             # "not a multiple of 32": TILE_DIM
         ("0", "个warp"): lesson08._instr(lesson08.run_kernel("naive", 256, 256)[0], "st").sample.warp,
     }
