@@ -166,6 +166,15 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
+def h200_speed(ex) -> str:
+    """The H200's measured speed of the reference and the baseline (config ``[h200]``), as a sentence, or ""."""
+    h = ex.config.get("h200")
+    if not h:
+        return ""
+    return (f"H200 在 {h['size']} 上实测参考解 {h['reference']:g} {h['unit']}、课上的基线 kernel "
+            f"{h['baseline']:g} {h['unit']}（{h['reference'] / h['baseline']:.1f} 倍）。")
+
+
 def counter_outcome(ctx, counter_id: str, kind: str = "counter") -> Outcome:
     """One counter point: every correct run of the ``kind`` cases at or under the target. A wrong or failed
     run earns no counter point (a fast wrong kernel is no achievement)."""
@@ -180,5 +189,5 @@ def counter_outcome(ctx, counter_id: str, kind: str = "counter") -> Outcome:
     worst = max(values)
     ok = worst <= t.target + 1e-9
     shapes = "、".join(r.case.shape_text() for r in runs)
-    msg = f"{head}；你的是 {_fmt(worst)}（{shapes}）" + ("，达到目标。" if ok else "，没有达到目标。")
+    msg = f"{head}；你的是 {_fmt(worst)}（{shapes}）" + ("，达到目标。" if ok else "，没有达到目标。") + h200_speed(ctx.exercise)
     return Outcome(ok, msg, data={"values": values, "target": t.target, "reference": t.reference})

@@ -80,3 +80,18 @@ def test_counter_reference_and_h200_agree_with_labsim(eid):
                     assert measured == pytest.approx(t.reference) and t.reference <= t.target
                 if variant == "baseline":
                     assert measured > t.target
+
+
+@pytest.mark.parametrize("eid", WHOLE)
+def test_h200_speeds_are_the_recorded_medians(eid):
+    """config [h200]: the reference's and the baseline's median speed at the H200's size, as round 3 recorded."""
+    from grading.whole import h200_speed
+    h = load_exercise(eid).config["h200"]
+    timing = {t["variant"]: t for t in ROUND3["timing"]}
+    for variant in ("reference", "baseline"):
+        t = timing[f"{eid}/{'solution' if variant == 'reference' else 'baseline'}"]
+        measured = t["gbps_median"] if h["unit"] == "GB/s" else t["gflops_median"]
+        assert h[variant] == round(measured), (variant, measured)
+        assert "x".join(str(t[k]) for k in "MNK" if k in t) == h["size"].replace("×", "x")
+    text = h200_speed(load_exercise(eid))
+    assert f"参考解 {h['reference']} {h['unit']}" in text and f"{h['reference'] / h['baseline']:.1f} 倍" in text
