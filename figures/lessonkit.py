@@ -28,7 +28,6 @@ from typing import Any, Callable, Sequence
 from ._fonts import t
 
 DATA = Path(__file__).resolve().parent / "data"
-ROOT = Path(__file__).resolve().parents[1]
 BLANK = "______"
 
 

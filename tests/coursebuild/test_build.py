@@ -213,3 +213,22 @@ def test_a_reference_fill_anywhere_students_get_fails_the_build(tmp_path, plant)
     where = "lessons/prelude/demo_script.py" if plant == "resource" else "lesson01_demo"
     with pytest.raises(BuildError, match=rf"(?s)reference fill.*{where}.*contains demo's answer 'TILE \+ 1'"):
         run()
+
+
+def test_build_logs_each_page_as_it_starts_and_its_time(built):
+    """The build is not silent while it runs the lessons: a line when a page starts ([k/n], branch, page) and one
+    with its time when it is done."""
+    _, report, logs = built
+    started = [ln for ln in logs if re.match(r"coursebuild:   \[\d+/\d+\] (answer|exercise) +\S+\.qmd \.\.\.$", ln)]
+    done = [ln for ln in logs if re.match(r"coursebuild:   (answer|exercise) +\S+\.qmd: .* in \d+\.\d s$", ln)]
+    n = len(report.pages) * len(report.branches)
+    assert len(started) == n and len(done) == n
+    assert [int(re.search(r"\[(\d+)/", ln)[1]) for ln in started] == list(range(1, n + 1))
+
+
+def test_quarto_progress_lines():
+    from coursebuild.quarto import quarto_progress
+    assert quarto_progress("\x1b[1m[ 2/5] lessons/lesson09_transpose_tiled.qmd\x1b[22m") == (
+        2, 5, "lessons/lesson09_transpose_tiled.qmd")
+    assert quarto_progress("[10/12] index.qmd") == (10, 12, "index.qmd")
+    assert quarto_progress("Output created: _site/index.html") is None

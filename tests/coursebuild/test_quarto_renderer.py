@@ -20,6 +20,7 @@ proj="$2"; profile="$4"
 [ "$3" = "--profile" ] || exit 3
 ls "$proj/_quarto.yml" "$proj/_quarto-$profile.yml" "$proj/lessons/lesson01_demo.qmd" >/dev/null || exit 4
 mkdir -p "$proj/_site/$profile"
+printf '[1/2] index.qmd\n[2/2] lessons/lesson01_demo.qmd\n' >&2
 printf '%s\\n%s\\n%s\\n%s\\n' "$QUARTO_PYTHON" "$QUARTO_PROFILE" "$PYTHONPATH" "$PWD" > "$proj/_site/$profile/index.html"
 cp "$proj/lessons/lesson01_demo.qmd" "$proj/_site/$profile/rendered-source.qmd"
 if [ -n "$FAKE_QUARTO_WARN" ]; then
@@ -48,6 +49,10 @@ def test_quarto_renders_each_branch_project(tmp_path, fake_quarto):
     logs = []
     report = build(root, log=logs.append)  # auto: quarto is on PATH
     assert report.renderer == "quarto" and "Quarto 9.9.9" in logs[0]
+    for branch in ("answer", "exercise"):    # Quarto's per-file progress, read while it runs, and each page's time
+        assert f"coursebuild:   {branch:8s} [2/2] lessons/lesson01_demo.qmd ..." in logs
+        assert any(ln.startswith(f"coursebuild:   {branch:8s} index.qmd: rendered (cells run) in ") for ln in logs)
+        assert f"quarto {branch} lessons/lesson01_demo.qmd" in report.timings
     for branch in ("answer", "exercise"):
         python, profile, pythonpath, cwd = (root / "_site" / branch / "index.html").read_text().split("\n")[:4]
         assert profile == branch and pythonpath.split(os.pathsep)[0] == str(root)
