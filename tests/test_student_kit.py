@@ -139,7 +139,7 @@ def test_every_notebook_runs_from_the_installed_kit_and_grades_full(installed_ki
     import nbformat
 
     from coursebuild.leaks import reference_fill
-    from grading.pipeline import Options, grade_submission
+    from grading.grade import Options, grade_submission
     python, kit, env = installed_kit
     # the packages come from the venv, not from the unpacked folder or the repo
     where = subprocess.run([str(python), "-c", "import figures, grading, labsim; from figures import recordings; "
