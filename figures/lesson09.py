@@ -694,7 +694,9 @@ def conflict_counter_table(n: int = 8192) -> Table:
         m = _details(name, n)
         per = transposed_read(pad, sw).wavefronts            # labsim: wavefronts of one transposed read
         lds = [r for r in src.get(name, []) if "LDS" in r.get("sass", "")]
-        page = none if not lds else f"{sum(r['wavefronts'] for r in lds)} / {sum(r['wavefronts_ideal'] for r in lds)}"
+        # "not recorded" only without the recording; a kernel whose Source page was not captured is a dash
+        page = (f"{sum(r['wavefronts'] for r in lds)} / {sum(r['wavefronts_ideal'] for r in lds)}" if lds
+                else "—" if src else none)
         if m is None:
             rows.append([label, none, none, none, none, none, page])
             continue
@@ -711,7 +713,8 @@ def conflict_counter_table(n: int = 8192) -> Table:
                            "Source 页逐条指令的计数（L1 Wavefronts Shared 与 L1 Wavefronts Shared Ideal）",
                            f"H200 at n = {n}: whole-kernel counters, labsim's model, the Source page"),
                  notes=[t("记录：measurements/h200/bandwidth/details.json（整个内核）、measurements/h200/n8192/results.json"
-                          "（ncu --section SourceCounters）。", "recorded: bandwidth/details.json, n8192/results.json")])
+                          "（ncu --section SourceCounters；—：这个内核没有记录 Source 页）。",
+                          "recorded: bandwidth/details.json, n8192/results.json (—: no Source page recorded)")])
 
 
 CACHE_KERNELS = (("copy", t("copy（基线）", "copy (baseline)")),
