@@ -418,7 +418,8 @@ def h200_race_table() -> Table:
     ``race`` mode on gemm_tiled.cuh with SYNC1/SYNC2 = 0) next to labsim's adversarial order, and the hazard
     groups racecheck reported on the H200 (gemm_tiled.cuh's lines)."""
     data = recordings.load("racecheck") or {}
-    none = t("（未记录）", "(not recorded)")
+    # "not recorded" only without the recording; a shape the H200 did not run this way is a dash
+    none = "—" if data else t("（未记录）", "(not recorded)")
     runs = data.get("plain_runs", {}).get("gemm", [])
     rows = []
     for label, edits, kernel in ((RACE_VERSIONS[1][0], {"sync1": False}, "gemm_tiled16_nosync1"),
@@ -443,7 +444,8 @@ def h200_race_table() -> Table:
                   t("labsim adversarial：C 的错误元素", "labsim adversarial: wrong"),
                   t("H200 racecheck 报告的冒险（gemm_tiled.cuh 的行）", "H200 racecheck hazards (gemm_tiled.cuh lines)")],
                  rows, caption=t("删掉一个屏障：H200 的记录（measurements/h200/racecheck/results.json）与 labsim",
-                                 "one barrier removed: recorded H200 runs and labsim"))
+                                 "one barrier removed: recorded H200 runs and labsim"),
+                 notes=[t("—：H200 上没有以这种方式运行这个尺寸。", "—: not run that way on the H200.")] if data else [])
 
 
 # ---- shared-memory banks of the inner loop ---------------------------------------------------------------
