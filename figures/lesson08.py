@@ -86,8 +86,8 @@ ST_REQUESTS = kit.metric("global", "st", "requests")
 
 BANDWIDTH_KERNELS = (
     ("copy", t("copy（Harris 的写法，指针无 __restrict__）", "copy (Harris's, plain pointers)")),
-    ("copy_restrict", t("copy（const __restrict__，与本课的转置相同）", "copy (const __restrict__)")),
-    ("transpose_naive", t("朴素转置：读合并、写跨步（本课）", "naive: coalesced read, strided write")),
+    ("copy_restrict", t("copy（const __restrict__，指针与转置相同）", "copy (const __restrict__)")),
+    ("transpose_naive", t("Harris 的朴素转置：读合并、写跨步", "naive: coalesced read, strided write")),
     ("transpose_naive_colread", t("朴素转置：读跨步、写合并", "naive: strided read, coalesced write")),
 )
 BANDWIDTH_SIZES = (1024, 8192)
@@ -236,7 +236,7 @@ def _kernel_table(kinds, n: int) -> Table:
                   t("写：sector/请求", "store: sectors/req"), t("读效率", "load efficiency"),
                   t("写效率", "store efficiency"), t("搬运字节 / 有用字节", "bytes moved per useful byte"),
                   t("结果", "result")], rows,
-                 caption=t(f"labsim.cuda：本课的内核，{n}×{n} float32，block 32×8",
+                 caption=t(f"labsim.cuda：block 32×8，{n}×{n} float32",
                            f"labsim.cuda: the lesson's kernels, {n}×{n} float32, block 32×8"))
 
 
@@ -316,7 +316,7 @@ def check_sector_maps(report) -> Figure | None:
 @after_exercise
 def naive_table(n: int = 256) -> Table:
     """Copy, the naive transpose (reference fill) and the strided-read variant on an n×n matrix."""
-    return _kernel_table([("copy", t("copy（基线）", "copy")), ("naive", t("朴素转置（本课）", "naive (this lesson)")),
+    return _kernel_table([("copy", t("copy（基线）", "copy")), ("naive", t("Harris 的朴素转置", "naive (Harris)")),
                           ("colread", t("朴素转置：读跨步、写合并", "naive, strided read"))], n)
 
 
@@ -327,7 +327,7 @@ def naive_sector_maps(n: int = 256) -> Figure:
     col, *_ = run_kernel("colread", n, n)
     return draw_sector_maps([_instr(naive, "ld").sample, _instr(naive, "st").sample, _instr(col, "ld").sample,
                              _instr(col, "st").sample],
-                            [t("本课：读 input", "naive: load"), t("本课：写 output", "naive: store"),
+                            [t("Harris：读 input", "naive: load"), t("Harris：写 output", "naive: store"),
                              t("读跨步版：读 input", "strided read: load"), t("读跨步版：写 output", "strided read: store")])
 
 
@@ -388,7 +388,7 @@ def shape_table(blanks=("col * M + row", SQUARE_ONLY_BLANK, "row * M + col"),
 @after_exercise
 def bounds_table(M: int = 65, N: int = 45) -> Table:
     """The bounds guard of the lesson's kernel (the demo fill) on a matrix that is not a multiple of 32."""
-    variants = [(t("row < M && col < N（本课）", "row < M && col < N"), None),
+    variants = [(t("row < M && col < N（模板）", "row < M && col < N"), None),
                 (t("删掉守卫", "guard removed"), "true"),
                 (t("只查行：row < M", "row only"), "row < M"),
                 (t("行列写反：row < N && col < M", "swapped"), "row < N && col < M")]
@@ -401,7 +401,7 @@ def bounds_table(M: int = 65, N: int = 45) -> Table:
         except LabsimError as e:
             rows.append([label, _outcome(e)])
     return Table([t("边界守卫", "guard"), t("labsim 的结果", "labsim outcome")], rows,
-                 caption=t(f"labsim.cuda：本课的内核，{M}×{N} 矩阵（不是 32 的倍数）",
+                 caption=t(f"labsim.cuda：Harris 的映射，{M}×{N} 矩阵（不是 32 的倍数）",
                            f"labsim.cuda: the lesson's kernel, {M}×{N}"))
 
 
@@ -530,7 +530,8 @@ def bandwidth_table(path: str | Path | None = None) -> Table:
                 continue
             med = float(rec["gbps_median"])
             rows.append([label, f"{n}²", round(med), f"{round(float(rec['gbps_min']))}–{round(float(rec['gbps_max']))}",
-                         round(est), f"{est / med:.2f}×", round(traffic), f"{traffic / med:.2f}×"])
+                         round(est), f"{est / med:.2f}×", round(traffic),
+                         t("（标定）", "(calibration)") if (name, n) in CALIBRATED else f"{traffic / med:.2f}×"])
     notes = []
     meta = data.get("meta", {}) if data else {}
     if data:
@@ -544,8 +545,9 @@ def bandwidth_table(path: str | Path | None = None) -> Table:
                        "no H200 bandwidth recording here"))
     return Table([t("内核", "kernel"), "n", t("H200 实测中位数（GB/s）", "H200 median (GB/s)"),
                   t("H200 最小–最大", "H200 min–max"), t("estimate_time（GB/s）", "estimate_time (GB/s)"),
-                  t("估计 / 实测", "estimate / measured"), t("estimate_traffic（GB/s）", "estimate_traffic (GB/s)"),
-                  t("估计 / 实测 ", "estimate / measured ")], rows,
+                  t("estimate_time / 实测", "estimate_time / measured"),
+                  t("estimate_traffic（GB/s）", "estimate_traffic (GB/s)"),
+                  t("estimate_traffic / 实测", "estimate_traffic / measured")], rows,
                  caption=t("有效带宽 = 2·n²·4 字节 / 内核时间（Harris 的定义），float32，block 32×8",
                            "effective bandwidth = 2·n²·4 bytes / kernel time"), notes=notes)
 
@@ -583,7 +585,7 @@ def estimate_error_text(path: str | Path | None = None) -> Prose:
     traffic = [x for n in BANDWIDTH_SIZES if (x := span(True, n))]
     text = t("estimate_time：", "estimate_time: ") + t("；", "; ").join(first) + t("。", ". ")
     if traffic:
-        text += t("estimate_traffic 的两个速率是用 H200 上 8192² 的 copy（__restrict__）和本课内核标定的，这两行按构造相符；"
+        text += t("estimate_traffic 的两个速率是用 H200 上 8192² 的 copy（__restrict__）和 Harris 的朴素转置标定的（标定行），这两行按构造相符；"
                   "在其余的行上：", "estimate_traffic, on the runs it was not calibrated on: ") + \
             t("；", "; ").join(traffic) + t("。", ".")
     return Prose(text)
@@ -645,13 +647,14 @@ def colread_text(bandwidth: str | Path | None = None, details: str | Path | None
     g = {k: float(r["gbps_median"]) for k, r in recs.items()}
     c, w, r = ncu["copy_restrict"], ncu["transpose_naive"], ncu["transpose_naive_colread"]
     return Prose(t(
-        f"H200 实测（{n}²）：读跨步、写合并的版本 {round(g['transpose_naive_colread'])} GB/s，"
-        f"是读合并、写跨步（本课）的 {g['transpose_naive_colread'] / g['transpose_naive']:.2f} 倍"
-        f"（{round(g['transpose_naive'])} GB/s；copy {round(g['copy_restrict'])} GB/s）。"
-        f"两者 L1 的 sector 总数相同，差别在 L2：本课的写有 {w[L2_WRITE] / c[L2_WRITE]:.2f} 倍于 copy 的 L2 写 sector"
-        f"（L1 的写 sector 全部到了 L2），而读跨步版的 L2 读 sector 只有 copy 的 {r[L2_READ] / c[L2_READ]:.2f} 倍"
-        f"（L1 的读 sector 是 copy 的 {r[LD_SECTORS] / c[LD_SECTORS]:.2f} 倍，其余都在 L1 里命中了）。"
-        f"DRAM 上本课的内核读写共 {(w['dram__bytes_read.sum'] + w['dram__bytes_write.sum']) / (c['dram__bytes_read.sum'] + c['dram__bytes_write.sum']):.2f} 倍于 copy。",
+        f"H200 实测（{n}²）：读跨步、写合并的版本跑到 {round(g['transpose_naive_colread'])} GB/s，"
+        f"约为 Harris 的写法（读合并、写跨步，{round(g['transpose_naive'])} GB/s）的 "
+        f"{g['transpose_naive_colread'] / g['transpose_naive']:.1f} 倍；copy 是 {round(g['copy_restrict'])} GB/s。"
+        f"两者在 L1 上的 sector 总数相同，差别在 L2：Harris 的写法送到 L2 的写 sector 是 copy 的 "
+        f"{w[L2_WRITE] / c[L2_WRITE]:.0f} 倍（L1 的写 sector 全部到了 L2）；读跨步的版本在 L1 上读的 sector 是 copy 的 "
+        f"{r[LD_SECTORS] / c[LD_SECTORS]:.0f} 倍，送到 L2 的读 sector "
+        + (t("却和 copy 一样多", "") if r[L2_READ] == c[L2_READ] else f"只有 copy 的 {r[L2_READ] / c[L2_READ]:.1f} 倍")
+        + "，其余都在 L1 命中了。",
         f"H200 ({n}²): strided read {round(g['transpose_naive_colread'])} GB/s vs strided write "
         f"{round(g['transpose_naive'])} GB/s."))
 
