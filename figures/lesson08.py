@@ -91,6 +91,10 @@ BANDWIDTH_KERNELS = (
     ("transpose_naive_colread", t("朴素转置：读跨步、写合并", "naive: strided read, coalesced write")),
 )
 BANDWIDTH_SIZES = (1024, 8192)
+# names inside a sentence (no nested brackets)
+SHORT_NAMES = {"copy": t("Harris 的 copy", "copy"), "copy_restrict": t("__restrict__ 的 copy", "copy, __restrict__"),
+               "transpose_naive": t("Harris 的朴素转置", "naive"),
+               "transpose_naive_colread": t("读跨步的朴素转置", "naive, strided read")}
 
 
 Prose = kit.Note     # a sentence computed from data: a paragraph in a notebook, plain text in a terminal
@@ -561,7 +565,7 @@ def estimate_error_text(path: str | Path | None = None) -> Prose:
     """How far labsim's two estimates are from the H200 recording, per matrix size, computed from the data;
     estimate_traffic is judged only on the runs it was not calibrated on."""
     data = load_bandwidth(path)
-    names = dict(BANDWIDTH_KERNELS)
+    names = SHORT_NAMES
 
     def span(traffic: bool, n: int) -> str | None:
         ratios = []
@@ -574,8 +578,8 @@ def estimate_error_text(path: str | Path | None = None) -> Prose:
             return None
         lo, hi = min(ratios, key=lambda r: r[1]), max(ratios, key=lambda r: r[1])
         if lo is hi:
-            return t(f"{n}² 时是实测的 {lo[1]:.2f} 倍（{names[lo[0]]}）", f"{n}²: {lo[1]:.2f}×")
-        return t(f"{n}² 时是实测的 {lo[1]:.2f} 倍（{names[lo[0]]}）到 {hi[1]:.2f} 倍（{names[hi[0]]}）",
+            return t(f"{n}² 时是实测的 {lo[1]:.1f} 倍（{names[lo[0]]}）", f"{n}²: {lo[1]:.1f}×")
+        return t(f"{n}² 时是实测的 {lo[1]:.1f} 倍（{names[lo[0]]}）到 {hi[1]:.1f} 倍（{names[hi[0]]}）",
                  f"{n}²: {lo[1]:.2f}× to {hi[1]:.2f}× the measurement")
 
     first = [x for n in BANDWIDTH_SIZES if (x := span(False, n))]
@@ -585,7 +589,7 @@ def estimate_error_text(path: str | Path | None = None) -> Prose:
     traffic = [x for n in BANDWIDTH_SIZES if (x := span(True, n))]
     text = t("estimate_time：", "estimate_time: ") + t("；", "; ").join(first) + t("。", ". ")
     if traffic:
-        text += t("estimate_traffic 的两个速率是用 H200 上 8192² 的 copy（__restrict__）和 Harris 的朴素转置标定的（标定行），这两行按构造相符；"
+        text += t("estimate_traffic 的两个速率是用 H200 上 8192² 的 copy（__restrict__）和 Harris 的朴素转置标定的（标定行），这两行按构造相符，不算误差；"
                   "在其余的行上：", "estimate_traffic, on the runs it was not calibrated on: ") + \
             t("；", "; ").join(traffic) + t("。", ".")
     return Prose(text)
