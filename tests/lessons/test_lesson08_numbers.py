@@ -183,6 +183,10 @@ def test_level_table_reads_round3():
     assert f"DRAM 读了 {round(nv['dram__bytes_read.sum'] / 2**20)} MiB" in text
     assert f"copy {round(cp['dram__bytes_read.sum'] / 2**20)} MiB，正好是输入的大小" in text
     assert round(cp["dram__bytes_read.sum"] / 2**20) == 8192 * 8192 * 4 // 2**20
+    # the prose: "两者的 L2 吞吐都接近峰值" and the same write request count (ncu counted both)
+    for k in ("copy_restrict", "transpose_naive"):
+        assert ncu[k]["lts__throughput.avg.pct_of_peak_sustained_elapsed"] > 80
+    assert cp["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"] == nv["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"]
     q3 = {r[0]: r for r in lesson08.q3_table().data}
     assert len(q3) == 5 and all(r[1] != "未记录" for r in q3.values())
 
