@@ -57,7 +57,7 @@ def test_uncoalesced_but_correct_loses_only_the_coalescing_point(ex8):
     assert t.status == "failed" and t.output.startswith("写 output 合并的运行：0/")
     public = next(t for t in slow.tests if t.id == "public_coalesced_store")
     # 64×96: a warp writes down a column of output, M = 64 floats (256 bytes) apart
-    assert "相邻 lane 的地址相差 256 字节" in public.output and "32.00 个 sector" in public.output
+    assert "相邻 lane 的地址相差 256 字节" in public.output and "每个请求 32 个 sector（" in public.output
 
 
 def test_harmless_guard_edit_is_not_vetoed_a_weakened_one_is(ex8):

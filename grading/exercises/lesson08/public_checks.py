@@ -16,9 +16,13 @@ def cases(rng=None):
     return CASES
 
 
+def _num(v: float) -> str:
+    return f"{v:.2f}".rstrip("0").rstrip(".")
+
+
 def _per_request(rec, fid: str) -> str:
     s = rec.summary(fid)
-    return f"{s.cost / s.requests:.2f}".rstrip("0").rstrip(".") if s is not None and s.requests else "?"
+    return _num(s.cost / s.requests) if s is not None and s.requests else "?"
 
 
 def wrong_message(rec, blank: str | None) -> str:
@@ -50,8 +54,8 @@ def store_outcome(rec) -> Outcome:
         return Outcome(False, "写 output 没有执行，先让结果正确。")
     ld = rec.summary("load")
     yours, ref = s.cost / s.requests, sec / req
-    msg = (f"写 output 每个请求 {yours:.2f} 个 sector（一个 warp 写 output 一行的 32 个相邻元素时是 {ref:.2f} 个）"
-           + (f"；读 input 每个请求 {ld.cost / ld.requests:.2f} 个 sector（不计分）" if ld is not None and ld.requests
+    msg = (f"写 output 每个请求 {_num(yours)} 个 sector（一个 warp 写 output 一行的 32 个相邻元素时是 {_num(ref)} 个）"
+           + (f"；读 input 每个请求 {_num(ld.cost / ld.requests)} 个 sector（不计分）" if ld is not None and ld.requests
               else "") + "。")
     if s.cost > sec:
         picture = warp_picture(rec, "store", LABELS["store"])
