@@ -19,7 +19,7 @@ DIRS = {
     "XDG_RUNTIME_DIR": "runtime", "MPLCONFIGDIR": "matplotlib", "IPYTHONDIR": "ipython",
     "JUPYTER_CONFIG_DIR": "jupyter-config", "JUPYTER_DATA_DIR": "jupyter-data",
     "JUPYTER_RUNTIME_DIR": "jupyter-runtime", "LABSIM_SASS_CACHE": "cache/labsim/sass",
-    "npm_config_cache": "npm-cache",
+    "npm_config_cache": "npm-cache", "RUSTUP_HOME": "rustup",   # rustup's proxies (PATH) write settings.toml
 }
 # Tools' own settings stay readable where the user keeps them (a package index or registry mirror, say):
 # reading them writes nothing; only where they write moves.
