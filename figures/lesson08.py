@@ -657,7 +657,9 @@ def colread_text(bandwidth: str | Path | None = None, details: str | Path | None
         f"两者在 L1 上的 sector 总数相同，差别在 L2：Harris 的写法送到 L2 的写 sector 是 copy 的 "
         f"{w[L2_WRITE] / c[L2_WRITE]:.0f} 倍（L1 的写 sector 全部到了 L2）；读跨步的版本在 L1 上读的 sector 是 copy 的 "
         f"{r[LD_SECTORS] / c[LD_SECTORS]:.0f} 倍，送到 L2 的读 sector "
-        + (t("却和 copy 一样多", "") if r[L2_READ] == c[L2_READ] else f"只有 copy 的 {r[L2_READ] / c[L2_READ]:.1f} 倍")
+        + (t("却和 copy 一样多", "") if r[L2_READ] == c[L2_READ] else
+           t(f"却和 copy 几乎一样多（多 {r[L2_READ] - c[L2_READ]} 个）", "") if abs(r[L2_READ] / c[L2_READ] - 1) < 0.005
+           else f"只有 copy 的 {r[L2_READ] / c[L2_READ]:.1f} 倍")
         + "，其余都在 L1 命中了。",
         f"H200 ({n}²): strided read {round(g['transpose_naive_colread'])} GB/s vs strided write "
         f"{round(g['transpose_naive'])} GB/s."))
