@@ -167,12 +167,13 @@ def _fmt(x: float) -> str:
 
 
 def h200_speed(ex) -> str:
-    """The H200's measured speed of the reference and the baseline (config ``[h200]``), as a sentence, or ""."""
+    """The H200's measured speed of the reference and the baseline (config ``[h200]``), as a sentence, or "";
+    ``note`` (optional) follows it, e.g. where the reference is not the faster one."""
     h = ex.config.get("h200")
     if not h:
         return ""
     return (f"H200 在 {h['size']} 上实测参考解 {h['reference']:g} {h['unit']}、课上的基线 kernel "
-            f"{h['baseline']:g} {h['unit']}（{h['reference'] / h['baseline']:.1f} 倍）。")
+            f"{h['baseline']:g} {h['unit']}（{h['reference'] / h['baseline']:.1f} 倍）。{h.get('note', '')}")
 
 
 def counter_outcome(ctx, counter_id: str, kind: str = "counter") -> Outcome:
