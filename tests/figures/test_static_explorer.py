@@ -101,8 +101,8 @@ def test_choose_follows_the_build_flag(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def bank():
-    return explorer.static_bank_explorer()
+def bank(bank_explorer):
+    return bank_explorer          # shared with test_static_explorer_browser.py (conftest.py)
 
 
 def test_bank_explorer_numbers_equal_an_independent_count_over_the_whole_grid(bank):

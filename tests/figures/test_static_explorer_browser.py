@@ -13,7 +13,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # tests/explorer_drive.py
 import explorer_drive  # noqa: E402
 
-from figures import lesson09_explorer as explorer  # noqa: E402
 from figures.lesson09_kernels import tile_access  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -24,8 +23,8 @@ playwright_api = pytest.importorskip("playwright.sync_api", reason="the playwrig
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    ex = explorer.static_bank_explorer(key="bank")
+def page(tmp_path_factory, bank_explorer):
+    ex = bank_explorer
     path = tmp_path_factory.mktemp("explorer") / "explorer.html"
     path.write_text(f'<!DOCTYPE html><html lang="zh"><head><meta charset="utf-8"><title>t</title></head>'
                     f"<body>{ex.html()}</body></html>", encoding="utf-8")
