@@ -86,7 +86,9 @@ def test_a_reference_fill_anywhere_in_the_kit_fails_its_build(tmp_path):
     from grading.studentbuild.verify import BuildError
     kit = tmp_path / "kit"
     (kit / "lessons").mkdir(parents=True)
-    (kit / "lessons" / "x.ipynb").write_text('{"cells": [{"source": ["output[col*M + row] = v;"]}]}', encoding="utf-8")
+    # lesson 8's fill as a student's notebook would hold it (the statement of the blank, filled)
+    (kit / "lessons" / "x.ipynb").write_text('{"cells": [{"source": ["int e = tx*TILE_DIM + ty + j;"]}]}',
+                                             encoding="utf-8")
     with pytest.raises(BuildError, match=r"lessons/x\.ipynb:1: contains lesson08's answer"):
         make_student_kit(ROOT, kit)
     # a figures module that carries lesson 10's fill, in a course whose other parts are this repo's
