@@ -126,6 +126,15 @@ def parse_round3_transpose8(text: str) -> dict:
     return {"meta": meta, **data["transpose8"]}
 
 
+def parse_round3_challenges(text: str) -> dict:
+    """round3/results.json reduced to the challenges' timing (its ``challenges.timing`` block: median of 20 launches
+    of each challenge's reference, baseline and variants at the H200's size) and the run's meta."""
+    data = json.loads(text)
+    keep = ("gpu", "driver", "nvcc", "ncu", "date", "nvcc_flags", "command")
+    meta = {k: data.get("meta", {}).get(k) for k in keep}
+    return {"meta": meta, "timing": data["challenges"]["timing"]}
+
+
 def parse_run_lines(text: str) -> list[dict]:
     """The JSON result lines a program printed (``{"mode": "race", ..., "wrong": n}``), e.g. while it ran under
     compute-sanitizer: what that run computed, beside the sanitizer's report."""
@@ -150,6 +159,7 @@ SOURCES: dict[str, tuple[str, Callable[[str], Any]]] = {
     "round3_sweep": ("round3/results.json", parse_round3_sweep),   # P2's offset/stride copy sweep (issue 26)
     "round3_gemm": ("round3/results.json", parse_round3_gemm),     # lesson 10 at 4096³, +4 padding, FP32 peak
     "round3_transpose8": ("round3/results.json", parse_round3_transpose8),   # lesson 8 at 8192² (issue 27)
+    "round3_challenges": ("round3/results.json", parse_round3_challenges),   # the challenges' speed (issue 29)
     # lesson 10's kernels without one barrier, run under racecheck at 64³: the wrong outputs of those runs
     "racecheck_gemm_tiled16_nosync1_64x64x64": ("raw2/racecheck/gemm_tiled16_nosync1_analysis_64x64x64.txt",
                                                 parse_run_lines),
@@ -159,7 +169,7 @@ SOURCES: dict[str, tuple[str, Callable[[str], Any]]] = {
 # What the lessons read: the student kit carries these (tests/figures/test_recordings.py runs every lesson's
 # H200 table from the bundle alone).
 KIT = ("round1", "bandwidth", "bandwidth_details", "gemm", "p2", "racecheck", "sanitizer", "gemm_registers",
-       "gemm_sass", "gemm_tiled_source", "round3_sweep", "round3_gemm", "round3_transpose8", "n8192", "racecheck_gemm_tiled16_nosync1_64x64x64",
+       "gemm_sass", "gemm_tiled_source", "round3_sweep", "round3_gemm", "round3_transpose8", "round3_challenges", "n8192", "racecheck_gemm_tiled16_nosync1_64x64x64",
        "racecheck_gemm_tiled16_nosync2_64x64x64")
 
 
@@ -264,6 +274,15 @@ def gemm_gflops(name: str) -> float | None:
     if data is None:
         return None
     return next((t["gflops_median"] for t in data["timing"] if t["name"] == name), None)
+
+
+def challenge_speed(challenge: str, variant: str) -> dict | None:
+    """Round 3's timing record of one challenge kernel (``variant`` "solution", "baseline", ...): its sizes,
+    ``gbps_median`` or ``gflops_median``; None when not recorded."""
+    data = load("round3_challenges")
+    if data is None:
+        return None
+    return next((t for t in data["timing"] if t.get("variant") == f"{challenge}/{variant}"), None)
 
 
 def kernel_counters(recording: str, kernel: str) -> dict | None:

@@ -156,7 +156,9 @@ def saved_check(outputs: list[str], roles: list[str | None], exercise: str,
     untagged notebook, the last cell that calls ``check(`` and whose output holds this exercise's check title:
     an old report printed by a scratch cell is not the check); None when it has no saved check output."""
     after = exercise_cell if exercise_cell is not None else -1
-    tagged = [i for i, r in enumerate(roles) if r == "check" and i > after]
+    # up to the next exercise cell: a lesson's challenge (its own exercise and check cells) follows the exercise
+    until = min((i for i, r in enumerate(roles) if r == "exercise" and i > after), default=len(roles))
+    tagged = [i for i, r in enumerate(roles) if r == "check" and after < i < until]
     title = f"{exercise} {TITLE}"
     if tagged:
         index = tagged[-1]

@@ -268,6 +268,10 @@ def read_notebook(path: Path, ex: Exercise, name: str | None = None) -> Submissi
         return _fail(sub, "no_exercise_cell",
                      f"{label} 里没有练习单元格（标记为 course_role: exercise、以 `%%writefile {ex.config['target']}` "
                      "开头的代码单元格）：请提交课程发下的那本笔记本。")
+    # a lesson notebook carries the exercise and its challenge: each is graded on the cell that writes its file
+    own = [(i, c) for i, c in ex_cells if _writefile_name(c) == ex.target_name]
+    if own:
+        ex_cells = own
     if len(ex_cells) > 1:
         sub.notes.append(f"笔记本里有 {len(ex_cells)} 个练习单元格，评分用最后一个。")
     index, cell = ex_cells[-1]
@@ -291,6 +295,19 @@ def read_notebook(path: Path, ex: Exercise, name: str | None = None) -> Submissi
     sub.exercise_output = next(k for k, c in enumerate(code) if c is cell)
     sub.answers = extract_answers(cells, ex)
     return sub
+
+
+def _writefile_name(cell: dict) -> str | None:
+    """The file name a ``%%writefile`` exercise cell writes (None: no such line)."""
+    try:
+        text = _text_field(cell.get("source", ""), "source")
+    except _Malformed:
+        return None
+    for ln in text.splitlines():
+        if ln.startswith("%%writefile"):
+            named = [w for w in ln.split()[1:] if not w.startswith("-")]
+            return Path(named[-1].strip("'\"")).name if named else None
+    return None
 
 
 def _calls_check(cell: dict) -> bool:

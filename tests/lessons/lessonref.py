@@ -70,6 +70,15 @@ def read_lesson(path: Path = LESSON9) -> Lesson:
     return lesson
 
 
+CHALLENGE_HEADING = "## 挑战（选做）"
+
+
+def challenge_line(lesson) -> float:
+    """The line of the lesson's optional challenge section (after the questions and the answers; it has its own
+    exercise, solution and check cells), or infinity when the lesson has none."""
+    return min((ln for ln, text, _ in lesson.prose if text.startswith(CHALLENGE_HEADING)), default=float("inf"))
+
+
 def answer_only(divs: tuple) -> bool:
     return any('when-profile="answer"' in d and "content-visible" in d for d in divs)
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from lessonref import REPO, answer_only, read_lesson, run_cell, shown_texts
+from lessonref import REPO, answer_only, challenge_line, read_lesson, run_cell, shown_texts
 
 from figures import lesson10
 from figures.table import Table
@@ -21,7 +21,9 @@ def lesson():
 
 
 def _role(lesson, name):
-    return [c for c in lesson.cells if c.options.get("course_role") == name]
+    # the lesson's exercise; the optional challenge after it has its own cells (test_lesson_challenges)
+    end = challenge_line(lesson)
+    return [c for c in lesson.cells if c.options.get("course_role") == name and c.line < end]
 
 
 def _runnable(c) -> bool:

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from lessonref import REPO, answer_only, graded_lessons, read_lesson
+from lessonref import REPO, answer_only, challenge_line, graded_lessons, read_lesson
 
 # Every lesson page with an exercise, in the site's order (_quarto.yml: the one list of lessons); its exercise
 # is the grading folder whose target the exercise cell writes, its fill the reference solution's.
@@ -31,7 +31,9 @@ def lesson(request):
 
 
 def role(lesson, name):
-    return [c for c in lesson.cells if c.options.get("course_role") == name]
+    # the lesson's exercise; the optional challenge after it has its own cells (test_lesson_challenges)
+    end = challenge_line(lesson)
+    return [c for c in lesson.cells if c.options.get("course_role") == name and c.line < end]
 
 
 def test_front_matter_and_hidden_setup(lesson):
