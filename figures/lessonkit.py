@@ -265,3 +265,29 @@ def harris_table():
     h = harris()
     rows = [[h["blog_names"][k] + HARRIS_NOTES.get(k, ""), *(v[g] for g in h["gpus"])] for k, v in h["gbps"].items()]
     return Table([t("内核", "kernel"), *(f"Tesla {g}" for g in h["gpus"])], rows)
+
+
+# ---- a lesson's challenge (issue 29): what its counter point asks and the H200's speed, read, never typed ----
+
+def challenge_targets(eid: str) -> Note:
+    """The challenge's counter points from its config.toml: each label, target, reference and ideal."""
+    from grading.whole import counter_targets
+    return Note("".join(
+        f"计数器评分：{c.label}不超过 {c.target:g}（参考解 {c.reference:g}"
+        + (f"，理想值 {c.ideal:g}" if c.ideal is not None else "") + "）。"
+        for c in counter_targets(exercise(eid))))
+
+
+def challenge_speed(eid: str) -> Note:
+    """The H200's measured speed of the challenge's reference and baseline (round 3, :func:`recordings.challenge_speed`),
+    with the config's ``[h200] note`` where the reference is not faster."""
+    from . import recordings
+    ref, base = (recordings.challenge_speed(eid, v) for v in ("solution", "baseline"))
+    if ref is None or base is None:
+        return Note("H200 上的速度（round 3 实测）尚未记录。")
+    key, unit = ("gflops_median", "GFLOP/s") if "gflops_median" in ref else ("gbps_median", "GB/s")
+    size = "×".join(str(ref[k]) for k in ("M", "N", "K") if k in ref) or f"n = {ref.get('n')}"
+    r = ref[key] / base[key]
+    return Note(f"H200 上的速度（round 3 实测，{size}，20 次启动的中位数）：参考解 {ref[key]:.0f} {unit}，"
+                f"课上的基线 kernel {base[key]:.0f} {unit}" + (f"，快 {r:.1f} 倍。" if r >= 1.1 else
+                f"（参考解是基线的 {r:.2f} 倍）。" + exercise(eid).config.get("h200", {}).get("note", "")))

@@ -456,7 +456,8 @@ def test_question_text_is_the_graders():
 
 def test_answer_fill_is_never_shown_before_the_exercise():
     lesson = read_lesson(LESSON10)
-    (ex,) = [c for c in lesson.cells if c.options.get("course_role") == "exercise"]
+    # the lesson's exercise: the challenge's exercise cell comes after the questions
+    ex = next(c for c in lesson.cells if c.options.get("course_role") == "exercise")
     compact = kit.reference_fill("lesson10").replace(" ", "")
     before = [t for ln, t, divs in lesson.prose if ln < ex.line and not answer_only(divs)]
     before += [c.source for c in lesson.cells if c.line < ex.line]

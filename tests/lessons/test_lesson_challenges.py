@@ -94,6 +94,6 @@ def test_targets_and_speeds_come_from_the_config_and_the_recording(page):
             shown += shown_texts(getattr(value, "data", value), printed)
     text = "\n".join(shown)
     for c in cfg["counter"]:
-        assert f"**{c['target']:g}**" in text and f"参考解 {c['reference']:g}" in text
+        assert f"不超过 {c['target']:g}" in text and f"参考解 {c['reference']:g}" in text
     assert f"参考解 {ref[key]:.0f}" in text and f"基线 kernel {base[key]:.0f}" in text
     assert re.search(rf"快 {ref[key] / base[key]:.1f} 倍", text)
