@@ -107,7 +107,9 @@ def test_student_fills_the_lesson_notebook_and_the_grader_accepts_it(ex8, tmp_pa
     from test_grading_lesson_notebook import REPO, exercise_notebook, role
 
     nb = exercise_notebook(LESSON)
-    assert [role(c) for c in nb.cells].count("exercise") == 1
+    # the lesson's exercise, then (after the questions) its challenge's, which stays unfilled
+    assert [c.source.splitlines()[0] for c in nb.cells if role(c) == "exercise"] == \
+        [f"%%writefile {ex8.config['target']}", "%%writefile /tmp/08_transpose_challenge.cu"]
     ex_cell = next(c for c in nb.cells if role(c) == "exercise")
     ex_cell.source = ex_cell.source.replace("______", "tx * TILE_DIM + ty + j")
     for q in ("explanation", "Q1", "Q2", "Q3"):      # each question's own answer cell (issue 24 item 10)
