@@ -149,3 +149,10 @@ def test_writefile_offset_outside_ipython_is_none(tmp_path, monkeypatch):
     p.write_text("x", encoding="utf-8")
     monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: None))
     assert writefile_offset(p) is None
+
+
+def test_per_request_figures_are_rounded_for_reading():
+    """Issue 28 item 10: '5.29412 个 sector' read as spurious precision; two decimals at most, no trailing zeros."""
+    from grading.checkcell import _per_request
+    assert [_per_request(90, 17), _per_request(47, 2), _per_request(128, 32), _per_request(1, 3)] == \
+        ["5.29", "23.5", "4", "0.33"]
