@@ -32,6 +32,11 @@ def _run(branch: str, fill: str | None = None):
     if fill is None:
         return site_notebook(LESSON, branch)     # the site build's run; only a filled blank runs here
     nb = _notebook(branch, fill)
+    # a filled blank changes only what the exercise and check cells do: run those after the imports (the whole
+    # notebook already runs top to bottom in the site build, whose run site_notebook returns above)
+    nb.cells = [c for c in nb.cells if c.metadata.get("course_role") in ("exercise", "check")
+                or c.source.startswith(("import figures", "from figures import"))]
+    assert [c.metadata.get("course_role") for c in nb.cells][-2:] == ["exercise", "check"], "setup, exercise, check"
     nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
                             resources={"metadata": {"path": str(LESSON.parent)}}).execute()
     errors = [(i, o.ename, o.evalue) for i, c in enumerate(nb.cells) for o in c.outputs if o.output_type == "error"]
