@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from lessonref import LESSON9, REPO, answer_only, read_lesson
+from lessonref import LESSON9, REPO, answer_only, challenge_line, read_lesson
 
 TEMPLATE = REPO / "grading" / "exercises" / "lesson09" / "template.cu"
 TARGET = "%%writefile /tmp/09_transpose_tiled.cu"
@@ -18,7 +18,9 @@ def lesson():
 
 
 def role(lesson, name):
-    return [c for c in lesson.cells if c.options.get("course_role") == name]
+    # the lesson's exercise; the optional challenge after it has its own cells (test_lesson_challenges)
+    end = challenge_line(lesson)
+    return [c for c in lesson.cells if c.options.get("course_role") == name and c.line < end]
 
 
 def test_front_matter_and_hidden_setup(lesson):

@@ -34,7 +34,7 @@ def lesson():
 
 
 def _exercise_line(lesson) -> int:
-    (ex,) = [c for c in lesson.cells if c.options.get("course_role") == "exercise"]
+    ex = next(c for c in lesson.cells if c.options.get("course_role") == "exercise")   # the challenge's follows
     return ex.line
 
 
@@ -88,7 +88,7 @@ def test_no_fix_before_the_exercise_in_what_the_cells_show(lesson, displayed):
 
 def test_the_fix_comes_after_the_check(lesson):
     """The padded layout is first shown after the check cell (so the student has tried the exercise)."""
-    (chk,) = [c for c in lesson.cells if c.options.get("course_role") == "check"]
+    chk = next(c for c in lesson.cells if c.options.get("course_role") == "check")   # the challenge's follows
     first = min([ln for ln, t, divs in lesson.prose if fixes_in(t) and not answer_only(divs)]
                 + [c.line for c in lesson.cells if fixes_in(c.source) and c.options.get("course_role") != "solution"
                    and not answer_only(c.divs)])

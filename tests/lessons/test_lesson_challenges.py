@@ -15,7 +15,9 @@ from coursebuild.transforms import run_pipeline
 from coursebuild.transforms.select_branch import select_branch
 
 CHALLENGES = {"lesson08_transpose_naive.qmd": ("lesson08_challenge", "/tmp/08_transpose_challenge.cu", "gbps_median"),
-              "lesson10_gemm_tiled.qmd": ("lesson10_challenge", "/tmp/10_gemm_challenge.cu", "gflops_median")}
+              "lesson10_gemm_tiled.qmd": ("lesson10_challenge", "/tmp/10_gemm_challenge.cu", "gflops_median"),
+              "lesson09_transpose_tiled.qmd": ("lesson09_challenge", "/tmp/09_transpose_half_challenge.cu", "gbps_median"),
+              "prelude/index.qmd": ("p2_challenge", "/tmp/p2_aos_to_soa_challenge.cu", "gbps_median")}
 ROUND3 = json.loads((REPO / "measurements/h200/round3/results.json").read_text(encoding="utf-8"))["challenges"]
 
 
@@ -84,7 +86,8 @@ def test_targets_and_speeds_come_from_the_config_and_the_recording(page):
     base = next(t for t in ROUND3["timing"] if t["variant"] == f"{eid}/baseline")
     # nothing typed by hand: neither the targets nor the speeds appear in the page's text
     for c in cfg["counter"]:
-        assert f"{c['target']:g}" not in prose
+        if not float(c["target"]).is_integer():      # a small whole target (1, 4) is any digit of the prose
+            assert f"{c['target']:g}" not in prose
     assert f"{ref[key]:.0f}" not in path.read_text(encoding="utf-8")
     shown = []
     ns: dict = {}
@@ -96,4 +99,8 @@ def test_targets_and_speeds_come_from_the_config_and_the_recording(page):
     for c in cfg["counter"]:
         assert f"不超过 {c['target']:g}" in text and f"参考解 {c['reference']:g}" in text
     assert f"参考解 {ref[key]:.0f}" in text and f"基线 kernel {base[key]:.0f}" in text
-    assert re.search(rf"快 {ref[key] / base[key]:.1f} 倍", text)
+    r = ref[key] / base[key]
+    if r >= 1.1:
+        assert f"快 {r:.1f} 倍" in text
+    else:       # P2: the reference is no faster on the H200; the config's note says why
+        assert f"参考解是基线的 {r:.2f} 倍" in text and cfg["h200"]["note"] in text and not re.search(r"快 [0-9.]+ 倍", text)

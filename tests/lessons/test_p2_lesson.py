@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from figref import brute_sectors
-from lessonref import REPO, answer_only, read_lesson
+from lessonref import REPO, answer_only, challenge_line, read_lesson
 
 LESSON = REPO / "lessons" / "prelude" / "index.qmd"
 TEMPLATE = REPO / "grading" / "exercises" / "p2" / "template.cu"
@@ -23,7 +23,9 @@ def lesson():
 
 
 def role(lesson, name):
-    return [c for c in lesson.cells if c.options.get("course_role") == name]
+    # the lesson's exercise; the optional challenge after it has its own cells (test_lesson_challenges)
+    end = challenge_line(lesson)
+    return [c for c in lesson.cells if c.options.get("course_role") == name and c.line < end]
 
 
 def test_front_matter_setup_and_headings(lesson):
