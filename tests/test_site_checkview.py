@@ -26,7 +26,9 @@ def test_answer_page_shows_the_source_view_and_its_lane_maps(browser, site):  # 
     try:
         views = page.locator(".labsim-check")
         assert views.count() >= 2                      # the check cell and the reference's check
-        view = page.locator(".labsim-check:has(table.lc-src)").last
+        # the lesson exercise's reference check (its transposed read is a focus row), not the challenge's after it
+        view = page.locator(".labsim-check:has(table.lc-src)").filter(
+            has=page.locator("tr.lc-focus", has_text="转置读")).last
         # the reference's check sits in the folded answer: unfold what holds it (a reader's click)
         view.evaluate("""v => { for (let d = v.closest('details'); d; d = d.parentElement.closest('details'))
                                     d.open = true;

@@ -183,7 +183,9 @@ def test_lesson_exercise_cell_is_the_template(ex):
     from grading.conformance import check_conformance
     text = LESSON.read_text(encoding="utf-8")
     cells = re.findall(r"```\{python\}\n(#\| course_role: (\w+)\n%%writefile [^\n]+\n.*?)```", text, re.S)
-    by_role = {role: body.split("\n", 2)[2] for body, role in cells}
+    by_role: dict[str, str] = {}
+    for body, role in cells:             # the lesson's own cells come first; its challenge's come after them
+        by_role.setdefault(role, body.split("\n", 2)[2])
     ex_cell = check_conformance(ex.template, by_role["exercise"], blank=ex.blank, names=ex.names)
     assert ex_cell.edits == [] and ex_cell.problem_kind == "unfilled"
     sol = check_conformance(ex.template, by_role["solution"], blank=ex.blank, names=ex.names)
