@@ -101,3 +101,20 @@ def test_h200_speeds_are_the_recorded_medians(eid):
             assert "x".join(str(t[k]) for k in "MNK" if k in t) == h["size"].replace("×", "x")
     text = h200_speed(load_exercise(eid))
     assert f"参考解 {h['reference']} {h['unit']}" in text and f"{h['reference'] / h['baseline']:.1f} 倍" in text
+
+
+@pytest.mark.parametrize("eid", WHOLE)
+def test_solution_and_baseline_are_the_recorded_kernels(eid):
+    """solution.cu and baseline.cu are round 3's measured files (measurements/h200/round3/challenges), only the
+    kernels renamed: the H200 speeds the feedback quotes are of this very code."""
+    import re
+    from pathlib import Path
+    recorded = Path(__file__).resolve().parents[2] / "measurements/h200/round3/challenges" / eid
+
+    def kernels_renamed(text: str) -> str:
+        for i, name in enumerate(re.findall(r"__global__\s+void\s+(\w+)", text)):
+            text = re.sub(rf"\b{name}\b", f"KERNEL{i}", text)
+        return text
+    ex = load_exercise(eid)
+    for mine, theirs in ((ex.solution_path, recorded / "solution.cu"), (ex.folder / "baseline.cu", recorded / "baseline.cu")):
+        assert kernels_renamed(mine.read_text(encoding="utf-8")) == kernels_renamed(theirs.read_text(encoding="utf-8")), mine.name
