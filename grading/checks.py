@@ -126,6 +126,23 @@ def oob_outcome(label: str, runs: list["RunRecord"]) -> Outcome:
                    detail=instructor_detail(bad))
 
 
+def race_outcome(ctx: Any, wrong_result: str = "结果错误") -> Outcome:
+    """The race-free check over every run of a RunContext (grading.context imports this module): no shared-memory race, and no "race" group run that is right in
+    lockstep but wrong under the adversarial order (a result wrong in every order is the correctness checks'
+    business, not a race). ``wrong_result`` says what went wrong ("C 错误", "结果错误")."""
+    adversarial = ctx.runs("race", schedule="adversarial")
+    runs = ctx.all_runs()
+    racy = [r for r in runs if r.race_count]
+    wrong = [r for r in adversarial if r.ok and not r.correct and ctx.run(r.case).passed]
+    msg = count_message("无数据竞争的运行", len(runs) - len(racy), len(runs))
+    if not racy and not wrong:
+        return Outcome(True, msg, detail=instructor_detail(runs))
+    if wrong:
+        msg += f"；对抗调度下 {len(wrong)}/{len(adversarial)} 个运行的{' ' * wrong_result[0].isascii()}{wrong_result}"
+    first = str(racy[0].races[0]) if racy and racy[0].races else ""
+    return Outcome(False, msg, detail=(first + "\n" + instructor_detail(runs)).strip())
+
+
 def unwritten_text(rec: "RunRecord") -> str:
     """"（其中 3 个从未写入）" when some output element was never written, else nothing."""
     return f"（其中 {rec.unwritten} 个从未写入）" if rec.unwritten else ""

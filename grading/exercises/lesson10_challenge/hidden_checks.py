@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grading.checks import (Outcome, check_case, count_message, draw_not_multiple, instructor_detail, oob_outcome,
-                            runs_outcome)
+from grading.checks import check_case, draw_not_multiple, oob_outcome, Outcome, race_outcome, runs_outcome
 from grading.context import RunContext
 from grading.sim import Case
 from grading.whole import counter_outcome
@@ -51,17 +50,7 @@ def challenge10_boundary_shapes(ctx: RunContext) -> Outcome:
 
 @check_case(name="挑战·对抗调度下无数据竞争、C 仍正确", points=1, hidden=True, kind="race", tags=("rubric:race",))
 def challenge10_race_free(ctx: RunContext) -> Outcome:
-    adversarial = ctx.runs("race", schedule="adversarial")
-    runs = ctx.all_runs()
-    racy = [r for r in runs if r.race_count]
-    wrong = [r for r in adversarial if r.ok and not r.correct and ctx.run(r.case).passed]
-    msg = count_message("无数据竞争的运行", len(runs) - len(racy), len(runs))
-    if not racy and not wrong:
-        return Outcome(True, msg, detail=instructor_detail(runs))
-    if wrong:
-        msg += f"；对抗调度下 {len(wrong)}/{len(adversarial)} 个运行的 C 错误"
-    first = str(racy[0].races[0]) if racy and racy[0].races else ""
-    return Outcome(False, msg, detail=(first + "\n" + instructor_detail(runs)).strip())
+    return race_outcome(ctx, "C 错误")
 
 
 @check_case(name="挑战·shared 读的 wavefront 数 / FFMA 达到目标", points=2, hidden=True, kind="counter",
