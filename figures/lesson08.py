@@ -174,6 +174,22 @@ def _pct(v: float) -> str:
     return f"{v:.1f}".rstrip("0").rstrip(".") + "%"
 
 
+def _times(x: float) -> str:
+    """A ratio in a sentence: one decimal, none when it rounds to a whole number ("3.4 倍", "8 倍", never
+    "8.00 倍"): the medians it comes from vary by more than that between runs."""
+    return f"{x:.1f}".rstrip("0").rstrip(".") + " 倍"
+
+
+def _ratio(x: float) -> str:
+    """A ratio in a table column: one decimal throughout the column ("4.2×")."""
+    return f"{x:.1f}×"
+
+
+def _wan(n: float) -> str:
+    """A large count the Chinese way: 67108864 -> "6711 万"."""
+    return f"{n / 1e4:.0f} 万"
+
+
 # ---- before the exercise -------------------------------------------------------------------------------------
 
 def mapping_table(M: int = 70, N: int = 100, threads=((1, 0, 0, 0), (1, 0, 1, 0), (1, 0, 31, 0),
@@ -285,7 +301,7 @@ def run_file(path: str | Path = "/tmp/08_copy.cu", host: str = "launch_copy", M:
     tab = line_table(res)
     same = np.array_equal(out, a.reshape(-1))
     tab.caption = t(f"labsim.cuda：{Path(path).name}，{M}×{N} 矩阵", f"labsim.cuda: {Path(path).name}, {M}×{N}")
-    tab.notes = [t(f"输出{'等于' if same else '不等于'}输入（copy 应当相等）。",
+    tab.notes = [t("输出等于输入，copy 本该如此。" if same else "输出不等于输入，而 copy 的输出应当等于输入。",
                    f"output {'equals' if same else 'differs from'} the input.")]
     return tab
 
@@ -353,8 +369,8 @@ def store_lane_table(M: int = 256, N: int = 256) -> Table:
                  t(f"{st.sectors} 个 sector", f"{st.sectors} sectors")])
     return Table(["lane", t("读的元素", "load element"), t("读：字节偏移", "load byte"), t("读：sector", "load sector"),
                   t("写的元素", "store element"), t("写：字节偏移", "store byte"), t("写：sector", "store sector")],
-                 rows, caption=t(f"labsim.cuda：{M}×{N} 矩阵，block (0,0) 的 warp 0 在 j = 0 时的读和写（Harris 的映射）；"
-                                 "字节偏移和 sector 从数组开头数",
+                 rows, caption=t(f"labsim.cuda：{M}×{N} 矩阵，block (0, 0) 的 warp 0 在 j = 0 时的读和写（Harris 的映射）；"
+                                 "字节偏移和 sector 编号都从数组开头算起",
                                  f"labsim.cuda: {M}×{N}, block (0,0), warp 0, j = 0 (Harris's mapping)"))
 
 
@@ -432,8 +448,8 @@ def block_shape_table(shapes=((32, 8), (16, 16), (8, 32), (4, 64), (2, 128), (1,
     return Table([t("block", "block"), t("一个 warp 覆盖几行", "rows per warp"), t("读：sector/请求", "load"),
                   t("写：sector/请求", "store"), t("读 + 写", "load + store"), t("结果", "result"),
                   t("H200 GB/s（8192²）", "H200 GB/s")], rows,
-                 caption=t(f"labsim：Harris 的映射、每个线程一个元素，{n}×{n}；H200 列是 round 3 在 8192² 上测的同一个内核"
-                           "（measurements/h200/round3，30 次计时的中位数）",
+                 caption=t(f"labsim：Harris 的映射，每个线程一个元素，{n}×{n}；H200 一栏是第三轮测量在 8192² 上测的同一个"
+                           "内核，30 次计时的中位数（measurements/h200/round3）",
                            f"labsim: one element a thread, {n}×{n}; H200 column: round 3 at 8192²"))
 
 
@@ -456,8 +472,9 @@ def ncu_table(path: str | Path | None = None, n: int = 64) -> Table:
             rows.append([kernel, metric, mine, t("（未记录）", "(not recorded)") if h is None else int(h),
                          "" if h is None or mine is kit.PENDING else
                          (t("一致", "same") if int(h) == mine else t("不同", "differs"))])
-    notes = [t(f"H200 数据：{where}"
-               f"（{recorded.get('provenance', {}).get('ncu_version', 'ncu')}）", f"H200: {where}")] if recorded else \
+    version = re.sub(r"\s*\((.*)\)\s*$", r"，\1", str(recorded.get("provenance", {}).get("ncu_version", "")))
+    notes = [t(f"H200 数据：{where}（Nsight Compute {version}）" if version else f"H200 数据：{where}",
+               f"H200: {where}")] if recorded else \
         [t("本机没有 H200 记录（measurements/h200/results.json），只显示 labsim。", "no H200 recording here")]
     return Table([t("内核", "kernel"), t("指标（Nsight Compute）", "metric"), "labsim", t("H200 实测", "H200"),
                   t("对照", "check")], rows,
@@ -534,8 +551,8 @@ def bandwidth_table(path: str | Path | None = None) -> Table:
                 continue
             med = float(rec["gbps_median"])
             rows.append([label, f"{n}²", round(med), f"{round(float(rec['gbps_min']))}–{round(float(rec['gbps_max']))}",
-                         round(est), f"{est / med:.2f}×", round(traffic),
-                         t("（标定）", "(calibration)") if (name, n) in CALIBRATED else f"{traffic / med:.2f}×"])
+                         round(est), _ratio(est / med), round(traffic),
+                         t("（标定）", "(calibration)") if (name, n) in CALIBRATED else _ratio(traffic / med)])
     notes = []
     meta = data.get("meta", {}) if data else {}
     if data:
@@ -578,20 +595,21 @@ def estimate_error_text(path: str | Path | None = None) -> Prose:
             return None
         lo, hi = min(ratios, key=lambda r: r[1]), max(ratios, key=lambda r: r[1])
         if lo is hi:
-            return t(f"{n}² 时是实测的 {lo[1]:.1f} 倍（{names[lo[0]]}）", f"{n}²: {lo[1]:.1f}×")
-        return t(f"{n}² 时是实测的 {lo[1]:.1f} 倍（{names[lo[0]]}）到 {hi[1]:.1f} 倍（{names[hi[0]]}）",
-                 f"{n}²: {lo[1]:.2f}× to {hi[1]:.2f}× the measurement")
+            return t(f"在 {n}² 上是实测的 {_times(lo[1])}（{names[lo[0]]}）", f"{n}²: {lo[1]:.1f}×")
+        return t(f"在 {n}² 上是实测的 {_times(lo[1])}（{names[lo[0]]}）到 {_times(hi[1])}（{names[hi[0]]}）",
+                 f"{n}²: {lo[1]:.1f}× to {hi[1]:.1f}× the measurement")
 
     first = [x for n in BANDWIDTH_SIZES if (x := span(False, n))]
     if not first:
         return Prose(t("H200 的带宽尚未记录，所以这里还不能给出 labsim 估计的误差；记录之后本句由数据生成。",
                        "The H200 bandwidth is not recorded yet, so the estimate's error cannot be stated."))
     traffic = [x for n in BANDWIDTH_SIZES if (x := span(True, n))]
-    text = t("estimate_time：", "estimate_time: ") + t("；", "; ").join(first) + t("。", ". ")
+    text = t("estimate_time 估计的带宽", "estimate_time: ") + t("，", "; ").join(first) + t("。", ". ")
     if traffic:
-        text += t("estimate_traffic 的两个速率是用 H200 上 8192² 的 copy（__restrict__）和 Harris 的朴素转置标定的（标定行），这两行按构造相符，不算误差；"
-                  "在其余的行上：", "estimate_traffic, on the runs it was not calibrated on: ") + \
-            t("；", "; ").join(traffic) + t("。", ".")
+        text += t("estimate_traffic 的两个速率是拿 H200 上 8192² 的 __restrict__ copy 和 Harris 的朴素转置标定的，"
+                  "这两行与实测相符是构造使然，不算误差；在其余各行，它",
+                  "estimate_traffic, on the runs it was not calibrated on: ") + \
+            t("，", "; ").join(traffic) + t("。", ".")
     return Prose(text)
 
 
@@ -626,8 +644,8 @@ def traffic_table(n: int = 8192, path: str | Path | None = None) -> Table:
             rows.append([names[name], ld, st, t("（未记录）", "(not recorded)"), "", "", "", "", "", ""])
             continue
         rows.append([names[name], ld, st, int(h[LD_SECTORS]), int(h[ST_SECTORS]), int(h[L2_READ]), int(h[L2_WRITE]),
-                     round(h["dram__bytes_read.sum"] / 2**20, 1), round(h["dram__bytes_write.sum"] / 2**20, 1),
-                     round(h["gpu__time_duration.sum"] / 1000, 1)])
+                     round(h["dram__bytes_read.sum"] / 2**20), round(h["dram__bytes_write.sum"] / 2**20),
+                     round(h["gpu__time_duration.sum"] / 1000)])
     notes = [t(f"H200：measurements/h200/bandwidth/details.json（Nsight Compute {details.get('meta', {}).get('ncu', '')}，"
                f"--clock-control none，一次启动）；labsim 在 {COUNT_N}² 上计数，按元素数放大。",
                f"H200: bandwidth/details.json (one ncu launch); labsim counted at {COUNT_N}², scaled.")] if details else \
@@ -637,7 +655,7 @@ def traffic_table(n: int = 8192, path: str | Path | None = None) -> Table:
                   t("L1 写 sector（H200）", "L1 store (H200)"), t("L2 读 sector（H200）", "L2 read (H200)"),
                   t("L2 写 sector（H200）", "L2 write (H200)"), t("DRAM 读 MiB", "DRAM read MiB"),
                   t("DRAM 写 MiB", "DRAM write MiB"), t("时间 µs（ncu）", "time µs (ncu)")], rows,
-                 caption=t(f"{n}×{n} float32：每一层内存看到多少", f"{n}×{n}: traffic at each memory level"), notes=notes)
+                 caption=t(f"{n}×{n} float32：每一层内存的流量", f"{n}×{n}: traffic at each memory level"), notes=notes)
 
 
 def colread_text(bandwidth: str | Path | None = None, details: str | Path | None = None, n: int = 8192) -> Prose:
@@ -650,17 +668,22 @@ def colread_text(bandwidth: str | Path | None = None, details: str | Path | None
                  "Not recorded on the H200 yet."))
     g = {k: float(r["gbps_median"]) for k, r in recs.items()}
     c, w, r = ncu["copy_restrict"], ncu["transpose_naive"], ncu["transpose_naive_colread"]
+    same_l1 = w[LD_SECTORS] + w[ST_SECTORS] == r[LD_SECTORS] + r[ST_SECTORS]
+    if r[L2_READ] == c[L2_READ]:
+        l2_read = "却和 copy 一样多"
+    elif abs(r[L2_READ] / c[L2_READ] - 1) < 0.005:
+        l2_read = f"却和 copy 几乎一样多（只多 {r[L2_READ] - c[L2_READ]} 个）"
+    else:
+        l2_read = f"只有 copy 的 {_times(r[L2_READ] / c[L2_READ])}"
     return Prose(t(
-        f"H200 实测（{n}²）：读跨步、写合并的版本跑到 {round(g['transpose_naive_colread'])} GB/s，"
+        f"H200 实测（{n}²）：读跨步、写合并的版本达到 {round(g['transpose_naive_colread'])} GB/s，"
         f"约为 Harris 的写法（读合并、写跨步，{round(g['transpose_naive'])} GB/s）的 "
-        f"{g['transpose_naive_colread'] / g['transpose_naive']:.1f} 倍；copy 是 {round(g['copy_restrict'])} GB/s。"
-        f"两者在 L1 上的 sector 总数相同，差别在 L2：Harris 的写法送到 L2 的写 sector 是 copy 的 "
-        f"{w[L2_WRITE] / c[L2_WRITE]:.0f} 倍（L1 的写 sector 全部到了 L2）；读跨步的版本在 L1 上读的 sector 是 copy 的 "
-        f"{r[LD_SECTORS] / c[LD_SECTORS]:.0f} 倍，送到 L2 的读 sector "
-        + (t("却和 copy 一样多", "") if r[L2_READ] == c[L2_READ] else
-           t(f"却和 copy 几乎一样多（多 {r[L2_READ] - c[L2_READ]} 个）", "") if abs(r[L2_READ] / c[L2_READ] - 1) < 0.005
-           else f"只有 copy 的 {r[L2_READ] / c[L2_READ]:.1f} 倍")
-        + "，其余都在 L1 命中了。",
+        f"{_times(g['transpose_naive_colread'] / g['transpose_naive'])}；copy 是 {round(g['copy_restrict'])} GB/s。"
+        + ("两种写法在 L1 上的 sector 总数相同，差别出在 L2：" if same_l1 else "")
+        + f"Harris 的写法送到 L2 的写 sector 是 copy 的 {_times(w[L2_WRITE] / c[L2_WRITE])}"
+        + ("，L1 上的写 sector 全部到了 L2" if w[L2_WRITE] == w[ST_SECTORS] else "")
+        + f"；读跨步的版本在 L1 上读的 sector 是 copy 的 {_times(r[LD_SECTORS] / c[LD_SECTORS])}，"
+        f"送到 L2 的读 sector {l2_read}，其余都在 L1 命中了。",
         f"H200 ({n}²): strided read {round(g['transpose_naive_colread'])} GB/s vs strided write "
         f"{round(g['transpose_naive'])} GB/s."))
 
@@ -672,7 +695,7 @@ def harris_table() -> Table:
         for name, label in (BANDWIDTH_KERNELS[0], BANDWIDTH_KERNELS[2]):
             est, reported = kit.or_pending(lambda: labsim_estimate(name, 1024, gpu)), kit.harris_gbps(name, gpu)
             rows.append([gpu, label, reported, *((est, "") if est is kit.PENDING else
-                                                 (round(est), f"{est / reported:.2f}×"))])
+                                                 (round(est), _ratio(est / reported)))])
     return Table([t("GPU", "GPU"), t("内核", "kernel"), t("Harris 报告（GB/s，外部）", "Harris (GB/s, external)"),
                   t("labsim 估计（GB/s）", "labsim estimate"), t("估计 / 报告", "estimate / reported")], rows,
                  caption=t("1024×1024 float32；Harris 的数字来自 NVIDIA 技术博客（外部资料），labsim 用同名 GPU 预设估计",
@@ -681,6 +704,9 @@ def harris_table() -> Table:
 
 
 # ---- round 3: every memory level at 8192² (measurements/h200/round3, issue 27) ---------------------------------
+
+LEVEL_N = 8192        # round 3 measured the level table's kernels at 8192²
+
 
 def _round3():
     return recordings.load("round3_transpose8")
@@ -727,9 +753,9 @@ def level_table() -> Table:
         rows.append([label, round(c["gbps"]), f"{c['l1_hit_pct']:.1f}%", c["l1_st"], c["l2_rd"], c["l2_wr"],
                      round(c["l2_wr_gbps"]), f"{c['l2_pct']:.1f}%", round(c["dram_rd_mib"]), round(c["dram_wr_mib"])])
     meta = (_round3() or {}).get("meta", {})
-    return Table([t("内核（8192²，block (32, 8)）", "kernel"), "GB/s", t("L1 读命中", "L1 ld hit"),
+    return Table([t("内核（8192²，block 32×8）", "kernel"), "GB/s", t("L1 读命中", "L1 ld hit"),
                   t("L1 写 sector", "L1 st sectors"), t("L2 读 sector", "L2 rd sectors"),
-                  t("L2 写 sector", "L2 wr sectors"), t("L2 写 GB/s", "L2 wr GB/s"), t("L2 吞吐（峰值 %）", "L2 % peak"),
+                  t("L2 写 sector", "L2 wr sectors"), t("L2 写 GB/s", "L2 wr GB/s"), t("L2 吞吐（占峰值）", "L2 % peak"),
                   t("DRAM 读 MiB", "DRAM rd MiB"), t("DRAM 写 MiB", "DRAM wr MiB")], rows,
                  caption=t(f"H200 实测（{meta.get('gpu', 'H200')}，Nsight Compute {meta.get('ncu', '')}，"
                            "measurements/h200/round3）：GB/s 是 30 次计时的中位数；L1 读命中 = "
@@ -740,17 +766,26 @@ def level_table() -> Table:
 
 
 def level_text() -> Prose:
-    """The sentences the lesson draws from :func:`level_table`, computed from the recording."""
+    """The sentences the lesson draws from :func:`level_table`, computed from the recording; each comparison is
+    stated only as the numbers bear it out."""
     cp, nv, cr = (level_counters(n) for n, _ in LEVEL_KERNELS)
     if None in (cp, nv, cr):
-        return Prose(t("（没有 round 3 的记录：measurements/h200/round3/results.json 不在这里。）", "(round 3 not recorded)"))
+        return Prose(t("（没有第三轮测量的记录：measurements/h200/round3/results.json 不在这里。）", "(round 3 not recorded)"))
+    input_mib = LEVEL_N * LEVEL_N * 4 / 2**20
+    l1 = ("，和它在 L1 上的写 sector 一样多" if nv["l2_wr"] == nv["l1_st"] else
+          f"，是它在 L1 上的写 sector 的 {_times(nv['l2_wr'] / nv['l1_st'])}")
+    l2_read = ("与 copy 相同" if cr["l2_rd"] == cp["l2_rd"] else f"是 copy 的 {_times(cr['l2_rd'] / cp['l2_rd'])}")
+    also = "也" if f"{nv['l2_pct']:.0f}" == f"{cp['l2_pct']:.0f}" else ""
+    exact = "，正好是输入的大小" if round(cp["dram_rd_mib"]) == input_mib else ""
     return Prose(t(
-        f"Harris 的朴素转置的 L2 写 sector 是 copy 的 {nv['l2_wr'] / cp['l2_wr']:.0f} 倍（{nv['l2_wr'] / 1e6:.1f} M 对 "
-        f"{cp['l2_wr'] / 1e6:.1f} M），和它的 L1 写 sector 一样多；L2 每秒接收的写是 {nv['l2_wr_gbps']:.0f} GB/s，"
-        f"L2 吞吐到了峰值的 {nv['l2_pct']:.0f}%（copy 是 {cp['l2_pct']:.0f}%），有效带宽却只有 {nv['gbps']:.0f} GB/s（copy "
-        f"{cp['gbps']:.0f} GB/s）。DRAM 读了 {nv['dram_rd_mib']:.0f} MiB（copy {cp['dram_rd_mib']:.0f} MiB，正好是输入的"
-        f"大小），写了 {nv['dram_wr_mib']:.0f} MiB（copy {cp['dram_wr_mib']:.0f} MiB）。读跨步的版本 L1 读命中 "
-        f"{cr['l1_hit_pct']:.1f}%，L2 读 sector 与 copy 相同，{cr['gbps']:.0f} GB/s。",
+        f"Harris 的朴素转置送到 L2 的写 sector 是 copy 的 {_times(nv['l2_wr'] / cp['l2_wr'])}"
+        f"（{_wan(nv['l2_wr'])}个，copy 是 {_wan(cp['l2_wr'])}个）{l1}。按每个 sector 32 字节折算，L2 每秒接收 "
+        f"{nv['l2_wr_gbps']:.0f} GB/s 的写，"
+        f"L2 吞吐达到峰值的 {nv['l2_pct']:.0f}%（copy {also}是 {cp['l2_pct']:.0f}%），这个内核的有效带宽却只有 "
+        f"{nv['gbps']:.0f} GB/s，"
+        f"而 copy 是 {cp['gbps']:.0f} GB/s。Harris 的写法从 DRAM 读了 {nv['dram_rd_mib']:.0f} MiB、写了 {nv['dram_wr_mib']:.0f} MiB；"
+        f"copy 读了 {cp['dram_rd_mib']:.0f} MiB{exact}，写了 {cp['dram_wr_mib']:.0f} MiB。读跨步的版本 L1 读命中率是 "
+        f"{cr['l1_hit_pct']:.1f}%，送到 L2 的读 sector {l2_read}，有效带宽 {cr['gbps']:.0f} GB/s。",
         f"naive: {nv['l2_wr'] / cp['l2_wr']:.0f}x copy's L2 write sectors at {nv['l2_wr_gbps']:.0f} GB/s, "
         f"{nv['l2_pct']:.0f}% of L2 peak, {nv['gbps']:.0f} GB/s; colread {cr['l1_hit_pct']:.1f}% L1 hits."))
 

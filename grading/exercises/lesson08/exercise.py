@@ -80,7 +80,7 @@ def probe_text(blank: str, M: int, N: int) -> str:
         return ""
     first = e[0, :, 0]
     shown = "、".join(str(int(v)) for v in first[:6]) + "……" + str(int(first[-1]))
-    pos = "、".join(f"({int(v) // TILE}, {int(v) % TILE})" for v in first[:3] if 0 <= v < TILE * TILE)
+    pos = "、".join(f"第 {int(v) // TILE} 行第 {int(v) % TILE} 列" for v in first[:3] if 0 <= v < TILE * TILE)
     flat = e.reshape(-1)
     inside = flat[(flat >= 0) & (flat < TILE * TILE)]
     counts = np.bincount(inside, minlength=TILE * TILE)
@@ -88,13 +88,13 @@ def probe_text(blank: str, M: int, N: int) -> str:
     if (counts == 0).any():
         bits.append(f"{int((counts == 0).sum())} 个编号没有线程搬")
     if (counts > 1).any():
-        bits.append(f"{int((counts > 1).sum())} 个编号被不止一个 (线程, j) 搬")
+        bits.append(f"{int((counts > 1).sum())} 个编号被搬了不止一次")
     if inside.size < flat.size:
-        bits.append(f"{flat.size - inside.size} 次算出的编号不在 0..1023 里")
-    msg = (f"按你的填空，一个 block 里 warp 0（ty = 0，tx = 0..31）在 j = 0 时搬的块内编号是 {shown}"
-           + (f"（块内 (行, 列) = {pos}……）" if pos else ""))
+        bits.append(f"有 {flat.size - inside.size} 次算出的编号超出了 0..1023")
+    msg = (f"按你的填空，warp 0（ty = 0，tx = 0..31）在 j = 0 时搬的块内编号是 {shown}"
+           + (f"，即块内{pos}……" if pos else ""))
     if bits:
-        msg += "；整个 block 的 256 个线程 × 4 步里，" + "，".join(bits)
+        msg += "；一个 block 的 256 个线程走完 4 步，" + "，".join(bits)
     return msg
 
 

@@ -59,7 +59,7 @@ def store_outcome(rec) -> Outcome:
               else "") + "。")
     if s.cost > sec:
         picture = warp_picture(rec, "store", LABELS["store"])
-        msg += (f"{picture}。" if picture else "") + "结果正确，但写 output 没有合并，评分时合并这一分不会给。"
+        msg += (f"{picture}。" if picture else "") + "结果正确，但写 output 没有合并：评分时拿不到“写合并”这一分。"
     return Outcome(s.cost <= sec, msg, data={"store": {"sectors_per_request": yours, "coalesced": ref}})
 
 
