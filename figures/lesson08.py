@@ -558,7 +558,7 @@ def bandwidth_table(path: str | Path | None = None) -> Table:
     if data:
         timing = str(meta.get("command", "?")).split("; DRAM bytes:")[0]
         notes.append(t(f"H200 记录：{meta.get('gpu', 'H200')}，驱动 {meta.get('driver', '?')}，nvcc {meta.get('nvcc', '?')} "
-                       f"{meta.get('nvcc_flags', '')}，{meta.get('date', '?')}。计时：{timing}。"
+                       f"{meta.get('nvcc_flags', '')}，{meta.get('date', '?')}。计时（记录原文）：{timing}。"
                        "DRAM 字节的 ncu 命令见 measurements/h200/bandwidth/results.json 的 meta.command。",
                        f"H200 recording: {meta.get('gpu')}, {meta.get('date')}; timing: {timing}"))
     else:

@@ -34,8 +34,9 @@ STYLE = """<style>
 .labsim-check table.lc-src td.line,.labsim-check table.lc-src td.req,.labsim-check table.lc-src td.sec,
 .labsim-check table.lc-src td.wf,.labsim-check table.lc-src td.conf{text-align:right;font-variant-numeric:tabular-nums}
 /* page themes wrap code and right-align cells (Quarto also wraps <pre> text in <code> and gives the table
-   Bootstrap's classes): the source keeps its lines */
-.labsim-check table.lc-src td pre,.labsim-check table.lc-src td pre code{margin:0;white-space:pre-wrap !important;overflow:visible;word-break:normal !important;overflow-wrap:anywhere !important;font-size:0.8rem;background:none;padding:0;border:0;color:inherit}
+   Bootstrap's classes), and Jupyter's output CSS sets <pre> in rendered HTML in the text font: the source keeps
+   its lines and a monospace font */
+.labsim-check table.lc-src td pre,.labsim-check table.lc-src td pre code{margin:0;white-space:pre-wrap !important;overflow:visible;word-break:normal !important;overflow-wrap:anywhere !important;font-size:0.8rem;background:none;padding:0;border:0;color:inherit;font-family:ui-monospace,Menlo,Consolas,'DejaVu Sans Mono',monospace}
 .labsim-check table.lc-src td.code{overflow-wrap:anywhere;word-break:normal;min-width:16em}
 .labsim-check .lc-pass{color:#2a8c3a;font-weight:bold}
 .labsim-check .lc-fail{color:#c0392b;font-weight:bold}
@@ -86,7 +87,7 @@ def report_html(rep: "CheckReport") -> str:
     """The whole view (deterministic: the grader re-renders it to check a saved one)."""
     esc = html.escape
     parts = [STYLE, "<div class='labsim-check'>",
-             f"<p class='lc-verdict'><b>{esc(rep.exercise)} 公开检查</b>：{esc(rep.verdict)}</p>"]
+             f"<p class='lc-verdict'><b>{esc(rep.exercise)} 公开检查</b>：{_code_spans(rep.verdict)}</p>"]
     if rep.blank is not None:
         parts.append(f"<p>填空：<code>{esc(rep.blank)}</code>"
                      + (f" = {rep.value}" if rep.value is not None else "") + "</p>")
