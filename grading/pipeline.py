@@ -215,9 +215,12 @@ def step_gpu(st: GradeState) -> None:
         return
     ctx = st.hidden_ctx
     cases = ctx.all_cases()
-    # outputs only: a race labsim detects may not show on the GPU, so race-freedom is not compared
-    labsim = {c.id: bool(ctx.run(c).ok and ctx.run(c).correct) for c in cases}
-    rec = gpu.compare(st.exercise, st.graded_source, cases, labsim)
+    # outputs only: a race labsim detects may not show on the GPU, so race-freedom is not compared; a run one of
+    # labsim's lab limits stopped (work or step budget, a launch too large to simulate) has no verdict (None)
+    runs = {c.id: ctx.run(c) for c in cases}
+    labsim = {k: None if r.limit else bool(r.ok and r.correct) for k, r in runs.items()}
+    oob = frozenset(k for k, r in runs.items() if r.error_kind == "oob")
+    rec = gpu.compare(st.exercise, st.graded_source, cases, labsim, out_of_bounds=oob)
     st.result.instructor["gpu"] = rec
     if rec["disagreements"]:
         st.result.instructor["gpu_disagreements"] = rec["disagreements"]

@@ -19,7 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from labsim.errors import LabsimError, OutOfBoundsError
+from labsim.errors import LabsimError, LaunchTooLargeError, OutOfBoundsError, StepBudgetError, WorkBudgetError
+
+# labsim's own limits (the lab's, not a GPU's): a run they stop has no verdict a GPU could confirm
+LAB_LIMITS = (StepBudgetError, WorkBudgetError, LaunchTooLargeError)
 
 SHARED_LD_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
 SHARED_LD_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
@@ -124,6 +127,7 @@ class RunRecord:
     schedule: str
     error_kind: str | None = None          # "oob", "sim" (other labsim error), "internal" (grader bug)
     error: str | None = None
+    limit: bool = False                    # the error is one of labsim's lab limits (sim.LAB_LIMITS)
     correct: bool = False
     wrong: int = 0                         # output elements that differ from the reference
     unwritten: int = 0                     # output elements the kernel never wrote (still NaN)
@@ -195,6 +199,7 @@ def run_case(program: Any, host_function: str, call: Call, case: Case, *, focus:
         rec.error_kind, rec.error = "oob", numbering.error(e) if numbering else str(e)
     except LabsimError as e:
         rec.error_kind, rec.error = "sim", numbering.error(e) if numbering else str(e)
+        rec.limit = isinstance(e, LAB_LIMITS)
     except Exception as e:  # the simulator itself failed: the grader's problem, reported as such
         rec.error_kind, rec.error = "internal", f"{type(e).__name__}: {e}"
     rec.seconds = time.perf_counter() - t0

@@ -5,7 +5,8 @@
     stats.metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
 """
 from .launch_records import InstrSummary, Race, WarpAccess, warp_sectors, warp_wavefronts
-from .errors import (DivergentBarrierError, KernelError, LabsimError, LaunchError, MemoryArgumentError,
+from .errors import (DivergentBarrierError, KernelError, LabsimError, LaunchError, LaunchTooLargeError,
+                     MemoryArgumentError,
                      MisalignedAddressError, OutOfBoundsError, StepBudgetError, UnsupportedError)
 from .gpus import GPU, GPUS, get_gpu
 from .launch import Block, launch
@@ -18,6 +19,6 @@ __all__ = [
     "WarpAccess", "InstrSummary", "Race",
     "SharedArray", "warp_sectors", "warp_wavefronts", "METRIC_NAMES", "REQUIRED_METRICS",
     "FLOAT2", "FLOAT4", "INT2", "INT4", "DOUBLE2",
-    "LabsimError", "LaunchError", "MemoryArgumentError", "OutOfBoundsError", "MisalignedAddressError",
+    "LabsimError", "LaunchError", "LaunchTooLargeError", "MemoryArgumentError", "OutOfBoundsError", "MisalignedAddressError",
     "DivergentBarrierError", "StepBudgetError", "UnsupportedError", "KernelError",
 ]

@@ -33,6 +33,10 @@ class LaunchError(LabsimError):
     """Bad launch configuration (CUDA would refuse it with 'invalid configuration argument')."""
 
 
+class LaunchTooLargeError(LaunchError):
+    """A launch over labsim's memory limit for simulating it (a GPU would run it): a lab limit, not a fault."""
+
+
 class MemoryArgumentError(LabsimError):
     """A memory operation got something that is not a usable device array or index."""
 

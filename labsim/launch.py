@@ -31,8 +31,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .launch_records import InstrSummary, WarpAccess
-from .errors import (DivergentBarrierError, KernelError, LabsimError, LaunchError, MemoryArgumentError,
-                     MisalignedAddressError, OutOfBoundsError, StepBudgetError, UnsupportedError)
+from .errors import (DivergentBarrierError, KernelError, LabsimError, LaunchError, LaunchTooLargeError,
+                     MemoryArgumentError, MisalignedAddressError, OutOfBoundsError, StepBudgetError, UnsupportedError)
 from .gpus import GPU, get_gpu
 from .model import CountingModel, CountPlan
 from .memory import SHARED_ALIGN, AddressSpace, SharedArray, as_device_array, check_dtype
@@ -122,7 +122,7 @@ def check_launch_size(nblocks: int, threads_per_block: int, smem_per_block: int 
     need = estimate_launch_bytes(nblocks, threads_per_block, smem_per_block, local_bytes_per_thread)
     lim = memory_limit(limit)
     if need > lim:
-        raise LaunchError(
+        raise LaunchTooLargeError(
             f"launch too large for the lab: {nblocks} blocks x {threads_per_block} threads "
             f"({smem_per_block} bytes of shared memory per block, {local_bytes_per_thread} bytes of per-thread "
             f"arrays) needs an estimated {need / 2**20:.0f} MiB to simulate, over labsim's limit of "

@@ -28,13 +28,47 @@ def _first_case(ex):
     return next(c for cs in cases.values() for c in cs)
 
 
+CHALLENGES = ["p2_challenge", "lesson08_challenge", "lesson09_challenge", "lesson10_challenge"]
+
+
 @needs_nvcc
-@pytest.mark.parametrize("eid", ["lesson09", "vecscale"])
-def test_harness_compiles_with_the_exercise_solution(eid, tmp_path):
+@pytest.mark.parametrize("eid,name", [("lesson09", "solution.cu"), ("vecscale", "solution.cu")]
+                         + [(c, f) for c in CHALLENGES for f in ("solution.cu", "baseline.cu")])
+def test_harness_compiles_with_the_exercise_solution(eid, name, tmp_path):
+    """Blank exercises and whole-kernel challenges (the student's source as written: the challenges' reference
+    and baseline, __half in lesson09_challenge, 6 and 7 arguments in p2's and lesson 10's)."""
     ex = load_exercise(eid)
     call = ex.call(_first_case(ex))
-    exe, msg = gpu.build(ex.solution_path.read_text(encoding="utf-8"), ex.config["host_function"],
+    exe, msg = gpu.build((ex.solution_path.parent / name).read_text(encoding="utf-8"), ex.config["host_function"],
                          len(call.args), tmp_path)
+    assert exe is not None and exe.is_file(), msg
+
+
+# what a whole submission may hold that the harness must not trip on: macros named like the harness's variables,
+# a template kernel, an extra kernel, a __half scalar parameter, a main of its own
+WHOLE_PROGRAM = r"""#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#define check(call) call
+#define die(x) x
+#define T 32
+#define n count
+#define a scale
+template <int B>
+__global__ void fill_kernel(__half* out, __half a, int n) {
+    int i = blockIdx.x * B + threadIdx.x;
+    if (i < n) out[i] = a;
+}
+__global__ void unused_kernel(float* p) { p[threadIdx.x] = 0.0f; }
+void launch_fill(__half* out, __half a, int n, cudaStream_t stream) {
+    check((fill_kernel<T><<<(n + T - 1) / T, T, 0, stream>>>(out, a, n)));
+}
+int main() { return 1; }
+"""
+
+
+@needs_nvcc
+def test_harness_compiles_a_whole_program_with_its_own_macros_and_main(tmp_path):
+    exe, msg = gpu.build(WHOLE_PROGRAM, "launch_fill", 4, tmp_path)
     assert exe is not None and exe.is_file(), msg
 
 
@@ -48,7 +82,80 @@ def test_harness_with_the_wrong_arity_does_not_compile(tmp_path):
 
 def test_harness_rejects_a_host_function_that_is_not_an_identifier():
     with pytest.raises(ValueError, match="not a C identifier"):
-        gpu.harness_source("f(); system", 2)
+        gpu.harness_sources("f(); system", 2)
+
+
+def _script(path: Path, body: str) -> Path:
+    path.write_text("#!/bin/sh\n" + body + "\n", encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+def _vecscale_call():
+    ex = load_exercise("vecscale")
+    return ex.call(_first_case(ex))
+
+
+def test_run_case_kills_a_child_past_its_time_limit(tmp_path):
+    """A kernel that never ends (the challenges' hostile corpus entries): the child and what it started die."""
+    exe = _script(tmp_path / "harness", f"sleep 60 & echo $! > {tmp_path}/child.pid; wait")
+    gpu_ok, msg = gpu.run_case(exe, _vecscale_call(), tmp_path, timeout_s=1)
+    assert gpu_ok is None and msg == "timed out after 1 s"
+    stat = Path(f"/proc/{int((tmp_path / 'child.pid').read_text())}/stat")
+    # gone, or dead and waiting to be reaped by whoever inherited it (state Z)
+    assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def test_run_case_reports_a_crash_with_the_end_of_its_stderr(tmp_path):
+    exe = _script(tmp_path / "harness", "echo 'harness: kernel: an illegal memory access was encountered' >&2; exit 2")
+    assert gpu.run_case(exe, _vecscale_call(), tmp_path, timeout_s=30) == (
+        None, "exit 2: harness: kernel: an illegal memory access was encountered")
+
+
+def test_run_case_under_memcheck_names_the_sanitizer_error(tmp_path):
+    """A fake compute-sanitizer that finds an error: its log, not the program's stderr, is the message."""
+    san = _script(tmp_path / "compute-sanitizer",
+                  'while [ "$1" != "--log-file" ]; do shift; done; echo "========= Invalid __global__ read of size 4" > "$2"; exit 3')
+    assert gpu.run_case(tmp_path / "nonexistent", _vecscale_call(), tmp_path, timeout_s=30, memcheck=str(san)) == (
+        None, "exit 3 under memcheck: ========= Invalid __global__ read of size 4")
+
+
+def _fake_compare(monkeypatch, verdicts, labsim, **kw):
+    ex = load_exercise("vecscale")
+    first = _first_case(ex)
+    cases = [Case(f"c{i}", first.kind, first.sizes, i) for i in range(len(verdicts))]
+    runs = []
+    monkeypatch.setattr(gpu, "build", lambda *a, **k: (Path("/fake"), ""))
+    monkeypatch.setattr(gpu, "find_sanitizer", lambda: "/fake/compute-sanitizer")
+
+    def run(exe, call, work, timeout_s, memcheck=None):
+        runs.append(memcheck)
+        return verdicts[len(runs) - 1]
+    monkeypatch.setattr(gpu, "run_case", run)
+    rec = gpu.compare(ex, "source", cases, {c.id: v for c, v in zip(cases, labsim)}, timeout_s=5,
+                      out_of_bounds=frozenset(c.id for c, o in zip(cases, kw.get("oob", [])) if o))
+    return rec, runs
+
+
+def test_compare_no_verdict_from_a_lab_limit_is_no_disagreement(monkeypatch):
+    """labsim's work budget refused the launch (None): whatever the GPU does is no disagreement; a verdict is."""
+    rec, _ = _fake_compare(monkeypatch, [(True, "ok"), (False, "x: 3 wrong")], [None, True])
+    assert [c["labsim"] for c in rec["cases"]] == [None, True]
+    assert len(rec["disagreements"]) == 1 and "labsim passed, GPU failed (x: 3 wrong)" in rec["disagreements"][0]
+
+
+def test_compare_runs_no_case_after_a_timeout(monkeypatch):
+    rec, runs = _fake_compare(monkeypatch, [(None, "timed out after 5 s")] * 3, [None, None, None])
+    assert len(runs) == 1 and [c["gpu"] for c in rec["cases"]] == [None, None, None]
+    assert rec["cases"][1]["message"].startswith("not run: ") and rec["cases"][1]["message"].endswith(" timed out")
+    assert rec["disagreements"] == []
+
+
+def test_compare_runs_labsims_out_of_bounds_cases_under_memcheck(monkeypatch):
+    rec, runs = _fake_compare(monkeypatch, [(True, "ok"), (None, "exit 3 under memcheck: ...")], [True, False],
+                              oob=[False, True])
+    assert runs == [None, "/fake/compute-sanitizer"]
+    assert [c["memcheck"] for c in rec["cases"]] == [False, True] and rec["disagreements"] == []
 
 
 def test_argument_file_layout(tmp_path):
@@ -93,14 +200,14 @@ def test_compare_reports_disagreements_to_the_instructor(monkeypatch):
     base = grade_submission(sub, ex, options=Options(nvcc="off"))
     monkeypatch.setattr(gpu, "status", lambda: (True, "GPU 0: fake"))
     monkeypatch.setattr(gpu, "build", lambda *a, **k: (Path("/nonexistent"), ""))
-    monkeypatch.setattr(gpu, "run_case", lambda exe, call, work, timeout_s: (False, "output: 3 wrong, 0 unwritten"))
+    monkeypatch.setattr(gpu, "run_case", lambda exe, call, work, timeout_s, **k: (False, "output: 3 wrong, 0 unwritten"))
     res = grade_submission(sub, ex, options=Options(nvcc="off", gpu=True))
     assert res.score == base.score and res.verdict == base.verdict
     rec = res.instructor["gpu"]
     assert rec["status"] == "ran" and rec["cases"]
     assert all(c["labsim"] is True and c["gpu"] is False for c in rec["cases"])
     assert len(res.instructor["gpu_disagreements"]) == len(rec["cases"])
-    monkeypatch.setattr(gpu, "run_case", lambda exe, call, work, timeout_s: (True, "ok"))
+    monkeypatch.setattr(gpu, "run_case", lambda exe, call, work, timeout_s, **k: (True, "ok"))
     res = grade_submission(sub, ex, options=Options(nvcc="off", gpu=True))
     assert "gpu_disagreements" not in res.instructor and res.instructor["gpu"]["status"] == "ran"
 
@@ -147,7 +254,7 @@ def test_labsim_still_agrees_with_the_recorded_gpu_verdicts(name, monkeypatch):
     monkeypatch.setattr(gpu, "status", lambda: (True, "recorded H200"))
     monkeypatch.setattr(gpu, "build", lambda *a, **k: (Path("/recorded"), ""))
     calls = iter(rec["cases"])
-    monkeypatch.setattr(gpu, "run_case", lambda exe, call, work, timeout_s: (lambda c: (c["gpu"], c["message"]))(next(calls)))
+    monkeypatch.setattr(gpu, "run_case", lambda exe, call, work, timeout_s, **k: (lambda c: (c["gpu"], c["message"]))(next(calls)))
     res = grade_submission(CORPORA / "lesson09" / f"{name}.cu", ex, options=Options(nvcc="off", gpu=True))
     now = res.instructor["gpu"]
     assert [c["case"] for c in now["cases"]] == [c["case"] for c in rec["cases"]]   # the same hidden cases
