@@ -3,6 +3,11 @@
 Each submission is graded in a worker (a child process); the parent enforces the per-submission time limit
 by killing a worker that runs over and starting a fresh one, so one bad submission never stops the batch.
 Results are written as they arrive; the gradebook at the end.
+
+Two limits per submission: ``time_limit`` for the graded steps, and ``edited_time_limit`` of its own for the
+edited version's run (不计分) that follows them. A worker sends its graded result before that run starts; when
+the run overruns its limit (or the worker dies in it), the parent keeps the graded result as it was and adds
+a note that the edited version's check stopped at its limit.
 """
 from __future__ import annotations
 
@@ -15,7 +20,9 @@ import time
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
-from .grade import Options, blocked_result, grade_submission
+from dataclasses import replace
+
+from .grade import Options, blocked_result, edited_stopped, grade_submission
 from .report import write_gradebook, write_submission
 from .results import SubmissionResult
 from .source import Submission
@@ -41,6 +48,7 @@ def _die_with_parent(parent: int) -> None:
 
 
 WORKER_MEMORY_MB = 8192     # address space of one grading worker (config [limits] worker_memory_mb overrides)
+EDITED_TIME_LIMIT_S = 20    # the edited version's own run, after the verdict ([limits] edited_time_limit_s)
 
 
 def _limit_memory(mb: int) -> None:
@@ -68,13 +76,14 @@ def _worker(conn: Connection, exercise: Path, options: Options, parent: int) -> 
             return
         name, path = task
         try:
-            res = grade_submission(Path(path), ex, name=name, options=options)
+            res = grade_submission(Path(path), ex, name=name, options=options,
+                                   on_graded=lambda r: conn.send(("graded", r)))
         except MemoryError:
             res = blocked_result(Path(path), ex, f"评分用完了一个评分进程的内存上限（{mb} MB）：提交的文件或代码要的内存太多。",
                                  name=name, options=options)
         except BaseException as e:  # grade_submission already catches; this is the last line of defence
             res = blocked_result(Path(path), ex, f"评分程序内部错误：{type(e).__name__}", name=name, options=options)
-        conn.send(res)
+        conn.send(("final", res))
 
 
 class _Slot:
@@ -85,6 +94,7 @@ class _Slot:
         child.close()
         self.task: tuple[int, str, str] | None = None
         self.started = 0.0
+        self.graded: SubmissionResult | None = None     # the graded result while the edited version runs
 
     def kill(self) -> None:
         self.proc.kill()
@@ -99,13 +109,19 @@ def _context():
 
 def grade_many(items: list[tuple[str, Path]], exercise: str | Path, out: Path | None = None, *,
                jobs: int | None = None, time_limit: float | None = None, options: Options | None = None,
-               progress: bool = True) -> list[SubmissionResult]:
+               progress: bool = True, edited_time_limit: float | None = None) -> list[SubmissionResult]:
     """Grade ``items`` ((name, path) pairs) in parallel; returns results in input order. ``exercise`` is an
-    id or an exercise folder."""
+    id or an exercise folder. ``time_limit`` bounds a submission's graded steps; ``edited_time_limit`` (default
+    ``options.edited_time_limit``, else config ``[limits] edited_time_limit_s``, else 20 s, never more than
+    ``time_limit``) separately bounds the edited version's run after them."""
     ex = load_exercise(exercise)
     exercise = ex.folder                # workers load it by folder, whatever roots they see
     options = options or Options()
     limit = float(time_limit if time_limit is not None else ex.limits.get("time_limit_s", 120))
+    edited_limit = edited_time_limit if edited_time_limit is not None else options.edited_time_limit
+    if edited_limit is None:
+        edited_limit = min(limit, float(ex.limits.get("edited_time_limit_s", EDITED_TIME_LIMIT_S)))
+    options = replace(options, edited_time_limit=float(edited_limit))
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(items) or 1))
     ctx = _context()
     _warm(ex)
@@ -143,15 +159,26 @@ def grade_many(items: list[tuple[str, Path]], exercise: str | Path, out: Path | 
                 i, name, path = s.task
                 if s.parent in ready:
                     try:
-                        res = s.parent.recv()
+                        kind, res = s.parent.recv()
                     except (EOFError, OSError):
-                        res = blocked_result(unread(name, path), ex, "评分进程意外退出（可能是内存耗尽），这份提交没有评完。",
-                                             name=name, options=options)
+                        kind, res = "final", (
+                            edited_stopped(s.graded, float(edited_limit), crashed=True)
+                            if s.graded is not None else
+                            blocked_result(unread(name, path), ex, "评分进程意外退出（可能是内存耗尽），这份提交没有评完。",
+                                           name=name, options=options))
                         s.kill()
                         slots[k] = s = _Slot(ctx, exercise, options)
-                    s.task = None
+                    if kind == "graded":        # final; the edited version's run starts its own clock
+                        s.graded, s.started = res, time.monotonic()
+                        continue
+                    s.task, s.graded = None, None
                     finish(i, res)
-                elif time.monotonic() - s.started > limit:
+                elif s.graded is not None and time.monotonic() - s.started > edited_limit:
+                    graded = s.graded
+                    s.kill()
+                    slots[k] = _Slot(ctx, exercise, options)
+                    finish(i, edited_stopped(graded, float(edited_limit)))
+                elif s.graded is None and time.monotonic() - s.started > limit:
                     s.kill()
                     slots[k] = _Slot(ctx, exercise, options)
                     finish(i, blocked_result(unread(name, path), ex, f"评分超时：超过 {limit:g} 秒，评分进程被终止。",

@@ -85,6 +85,9 @@ class CheckReport:
     samples: dict[str, Any] = field(default_factory=dict)
     # what the student's source as written (edits outside the blank kept) does on labsim; never graded
     edited: list[str] = field(default_factory=list)
+    # the same section as plain lines printed verbatim in place of ``edited`` (the grader's receipt check splices
+    # the saved section in: it binds the graded lines, and the edited version runs after the verdict)
+    edited_text: list[str] | None = None
     # the source view of html(): the student's file and its memory instructions (first public case)
     source_lines: list[str] = field(default_factory=list)
     instr_rows: list[InstrRow] = field(default_factory=list)
@@ -117,7 +120,7 @@ class CheckReport:
             lines.append(f"  {mark(c.status == 'passed')} {c.name}：{plain(c.output)}")
         for n in self.notes:
             lines.append(f"  · {plain(n)}")
-        lines.extend(plain(ln) for ln in self.edited)
+        lines.extend(self.edited_text if self.edited_text is not None else [plain(ln) for ln in self.edited])
         if self.counters:
             lines.append(f"你的内核每一行的计数器（{self.counters_case}，Nsight Compute 指标名）：")
             for lc in self.counters:
@@ -243,10 +246,11 @@ def check(path: str | Path | None = None, exercise: str | None = None, *, shape:
     return rep
 
 
-def rerun(source: str, ex, numbering: Numbering = FILE) -> CheckReport:
+def rerun(source: str, ex, numbering: Numbering = FILE, *, edited: bool = True) -> CheckReport:
     """The check cell's report for ``source``: the grader's re-run that a saved check output (its text and
-    its HTML view) is compared with (a bare submission, so no grader notes creep in)."""
-    return _build(Submission("check", None, "cu", source=source, numbering=numbering), ex, "")
+    its HTML view) is compared with (a bare submission, so no grader notes creep in). ``edited=False``: without
+    the edited version's section (the grader runs that only after the verdict)."""
+    return _build(Submission("check", None, "cu", source=source, numbering=numbering), ex, "", edited=edited)
 
 
 def writefile_offset(path: Path) -> int | None:
@@ -326,13 +330,15 @@ def _shape_lines(ctx, ex, shape: Any) -> list[str]:
     return lines
 
 
-def _build(sub: Submission, ex, path: str, shape: Any = None) -> CheckReport:
-    return report_from_state(run_public(sub, ex), path, shape)
+def _build(sub: Submission, ex, path: str, shape: Any = None, edited: bool = True) -> CheckReport:
+    return report_from_state(run_public(sub, ex), path, shape, edited=edited)
 
 
-def report_from_state(st, path: str, shape: Any = None) -> CheckReport:
+def report_from_state(st, path: str, shape: Any = None, *, edited: bool = True) -> CheckReport:
     """The check cell's report from a GradeState whose public steps ran (the check cell's own run, or the
-    grader's graded run: the same compile and the same public runs, never a second one)."""
+    grader's graded run: the same compile and the same public runs, never a second one). ``edited=False``
+    leaves out the edited version's section (``rep.edited`` empty): the grader's receipt check, which must
+    not wait for the student's edits (grading.grade runs them last, under their own time limit)."""
     p, sub, ex = path, st.submission, st.exercise
     numbering = sub.numbering
     res = st.result
@@ -361,7 +367,7 @@ def report_from_state(st, path: str, shape: Any = None) -> CheckReport:
                   for c in checks]
     rep = CheckReport(str(p), ex.id, passed == len(checks), verdict, res.blank, res.value, checks, notes)
     rep.numbering = numbering
-    if conf_test is not None and conf_test.status == "failed" and sub.source:
+    if edited and conf_test is not None and conf_test.status == "failed" and sub.source:
         rep.edited = edited_version(sub.source, ex, st.result.value, st.result.blank or "", numbering)
     ctx = st.public_ctx
     if ctx is not None and ctx.all_cases():
@@ -382,7 +388,20 @@ def report_from_state(st, path: str, shape: Any = None) -> CheckReport:
 
 
 EDITED_TITLE = "你修改后的版本（不计分）"
+EDITED_HEAD = f"{EDITED_TITLE}：按你写的代码（含填空之外的改动）在 labsim 上运行，只供观察："
 GRADED_VERSION = "（评分版本：模板 + 你的填空）"
+
+
+def saved_edited_section(lines: list[str]) -> list[str]:
+    """The edited version's section of a check's printed lines (its head line and the indented lines after
+    it), as printed; [] when there is none."""
+    start = next((k for k, ln in enumerate(lines) if ln.startswith(EDITED_TITLE)), None)
+    if start is None:
+        return []
+    end = start + 1
+    while end < len(lines) and lines[end].startswith(" "):
+        end += 1
+    return list(lines[start:end])
 
 
 def edited_version(source: str, ex, value: int | None, blank: str, numbering: Numbering = FILE) -> list[str]:
@@ -400,7 +419,7 @@ def edited_version(source: str, ex, value: int | None, blank: str, numbering: Nu
             return f"第 {line} 行"
         return f"第 {line} 行 `{src_lines[line - 1].strip()}`"
 
-    head = f"{EDITED_TITLE}：按你写的代码（含填空之外的改动）在 labsim 上运行，只供观察："
+    head = EDITED_HEAD
     try:
         program = compile_source(source, numbering.where if numbering.cell else ex.target_name)
     except LabsimError as e:

@@ -128,11 +128,17 @@ def _heat(r: "InstrRow") -> str:
 
 
 SHAPE_START = "<div class='lc-shape'>"
+EDITED_START = "<div class='lc-edited'>"
 
 
 def bound_html(view: str) -> str:
-    """The part of a saved view the receipt binds: all but the check(shape=...) section (as in the text, the
-    receipt binds the public cases only)."""
+    """The part of a saved view the grader compares with its re-run: all but the check(shape=...) section (as
+    in the text, the receipt binds the public cases only) and the edited version's section (不计分: the grader
+    runs it after the verdict, under its own time limit, and compares it there)."""
+    start = view.find(EDITED_START)
+    if start >= 0:
+        end = view.find("</div>", start)
+        view = view[:start] + (view[end + len("</div>"):] if end >= 0 else "")
     start = view.find(SHAPE_START)
     if start < 0:
         return view.strip()

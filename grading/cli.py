@@ -73,7 +73,7 @@ def cmd_grade(a: argparse.Namespace) -> int:
         gpu_on, why = status()
         print(f"--gpu: running the hidden cases natively on {why}" if gpu_on else f"--gpu: skipped: {why}")
     results = grade_many(items, ex.id, out, jobs=a.jobs, time_limit=a.time_limit,
-                         options=Options(nvcc=a.nvcc, secret=a.secret, gpu=gpu_on), progress=not a.no_progress)
+                         edited_time_limit=a.edited_time_limit, options=Options(nvcc=a.nvcc, secret=a.secret, gpu=gpu_on), progress=not a.no_progress)
     counts: dict[str, int] = {}
     for r in results:
         counts[r.verdict] = counts.get(r.verdict, 0) + 1
@@ -234,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--jobs", type=_positive_int, default=None, help="worker processes (default: all cores)")
     g.add_argument("--time-limit", type=_positive_seconds, default=None,
                    help="seconds per submission (default: config)")
+    g.add_argument("--edited-time-limit", type=_positive_seconds, default=None,
+                   help="seconds of the edited version's ungraded run, after the graded steps (default: config "
+                        "[limits] edited_time_limit_s, else 20)")
     g.add_argument("--nvcc", choices=("auto", "on", "off"), default="auto")
     g.add_argument("--secret", default=None, help="instructor secret (default: GRADING_SECRET or config)")
     g.add_argument("--no-progress", action="store_true")

@@ -26,6 +26,9 @@ class Options:
     secret: str | None = None
     hidden: bool = True
     gpu: bool = False           # grade --gpu: also run the conforming program natively (grading.gpu)
+    # seconds the edited version's run (不计分, after the verdict) may take; None: no limit of its own (the batch
+    # sets it from [limits] edited_time_limit_s); 0 or less: it does not run, and the report says so
+    edited_time_limit: float | None = None
 
 
 @dataclass
@@ -45,6 +48,7 @@ class GradeState:
     nvcc: "NvccResult | None" = None
     public_notes: list[str] | None = None     # the notes the public checks added (what the check cell prints)
     reports: dict = field(default_factory=dict)   # numbering key -> the check cell's report (grading.grade)
+    saved_edited: tuple | None = None     # (the saved check output's edited section, its numbering key)
 
     def __repr__(self) -> str:
         return f"GradeState({self.exercise.id}, {self.submission.name!r}, blocked={self.blocked!r})"

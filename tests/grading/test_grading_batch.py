@@ -53,12 +53,12 @@ def test_batch_writes_everything(ex, corpus, tmp_path):
 def test_time_limit_kills_only_the_slow_submission(ex, corpus, tmp_path, monkeypatch):
     real = grading.batch.grade_submission
 
-    def slow_or_crash(path, exercise, *, name=None, options=None):
+    def slow_or_crash(path, exercise, *, name=None, options=None, **kw):
         if name == "fails_bank_conflict":
             time.sleep(600)
         if name == "fails_empty":
             os._exit(3)                     # a worker that dies outright
-        return real(path, exercise, name=name, options=options)
+        return real(path, exercise, name=name, options=options, **kw)
 
     monkeypatch.setattr(grading.batch, "grade_submission", slow_or_crash)
     t0 = time.monotonic()
