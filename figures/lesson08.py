@@ -412,17 +412,13 @@ def bounds_table(M: int = 65, N: int = 45) -> Table:
                 (t("删掉守卫", "guard removed"), "true"),
                 (t("只查行：row < M", "row only"), "row < M"),
                 (t("行列写反：row < N && col < M", "swapped"), "row < N && col < M")]
-    rows = []
-    for label, guard in variants:
-        try:
-            _, _, out, want = run_kernel("naive", M, N, guard=guard)
-            bad = int(np.count_nonzero(~(out == want)))
-            rows.append([label, t("结果正确", "right") if bad == 0 else t(f"结果错误（{bad} 个元素）", f"wrong ({bad})")])
-        except LabsimError as e:
-            rows.append([label, _outcome(e)])
-    return Table([t("边界守卫", "guard"), t("labsim 的结果", "labsim outcome")], rows,
-                 caption=t(f"labsim.cuda：Harris 的映射，{M}×{N} 矩阵（不是 32 的倍数）",
-                           f"labsim.cuda: the lesson's kernel, {M}×{N}"))
+
+    def wrong(guard):
+        _, _, out, want = run_kernel("naive", M, N, guard=guard)
+        return np.count_nonzero(~(out == want))
+    return kit.outcome_table(variants, wrong, header=t("边界守卫", "guard"), error=_outcome,
+                             caption=t(f"labsim.cuda：Harris 的映射，{M}×{N} 矩阵（不是 32 的倍数）",
+                                       f"labsim.cuda: the lesson's kernel, {M}×{N}"))
 
 
 def block_shape_table(shapes=((32, 8), (16, 16), (8, 32), (4, 64), (2, 128), (1, 256)), n: int = 256) -> Table:
@@ -539,19 +535,16 @@ def bandwidth_table(path: str | Path | None = None) -> Table:
         for n in BANDWIDTH_SIZES:
             rec = _record(data, name, n) if data else None
             est = kit.or_pending(lambda: labsim_estimate(name, n))
+            h200 = kit.gbps_cells(rec) if rec else (kit.NOT_RECORDED, "")
             if est is kit.PENDING:       # the naive transpose before the exercise: the H200's columns stay
-                rows.append([label, f"{n}²", *((round(float(rec["gbps_median"])),
-                                                f"{round(float(rec['gbps_min']))}–{round(float(rec['gbps_max']))}")
-                                               if rec else (t("（未记录）", "(not recorded)"), "")),
-                             est, "", est, ""])
+                rows.append([label, f"{n}²", *h200, est, "", est, ""])
                 continue
             traffic = labsim_estimate(name, n, traffic=True)
             if rec is None:
-                rows.append([label, f"{n}²", t("（未记录）", "(not recorded)"), "", round(est), "", round(traffic), ""])
+                rows.append([label, f"{n}²", *h200, round(est), "", round(traffic), ""])
                 continue
             med = float(rec["gbps_median"])
-            rows.append([label, f"{n}²", round(med), f"{round(float(rec['gbps_min']))}–{round(float(rec['gbps_max']))}",
-                         round(est), _ratio(est / med), round(traffic),
+            rows.append([label, f"{n}²", *h200, round(est), _ratio(est / med), round(traffic),
                          t("（标定）", "(calibration)") if (name, n) in CALIBRATED else _ratio(traffic / med)])
     notes = []
     meta = data.get("meta", {}) if data else {}

@@ -6,7 +6,6 @@ matplotlib Figure; a lesson cell calls one of them and shows the result, so no n
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 
 import numpy as np
@@ -168,37 +167,20 @@ def run_lesson_kernel(M: int, N: int, *, seed: int = 0, schedule: str = "lockste
     return res, a, b
 
 
-cell_line = kit.cell_line
-
 
 def race_table(n: int = 64) -> Table:
     """The barrier: the lesson's CUDA kernel with and without __syncthreads(), lockstep and adversarial.
 
     Runs the unpadded tile (the race does not depend on the padding, and the lesson shows it before the
-    exercise). Line numbers are the exercise cell's (the file's plus the ``%%writefile`` line).
+    exercise). Notes: each race's two lines, numbered as the exercise cell is (the file's plus ``%%writefile``).
     """
-    rows, example, res = [], None, None
-    for sync in (True, False):
-        for schedule in ("lockstep", "adversarial"):
-            res, a, b = run_lesson_kernel(n, n, sync=sync, schedule=schedule, blank="TILE_DIM")
-            wrong = int(np.count_nonzero(b != a.T))
-            rows.append(["__syncthreads()" if sync else t("删掉 __syncthreads()", "no __syncthreads()"),
-                         schedule, res.race_count, wrong])
-            if res.races and example is None:
-                example = (res.races[0], res)
-    notes = []
-    if example:
-        race, r = example
-        first, second = cell_line(race.first_line), cell_line(race.second_line)
-        notes = [t(f"labsim 报告的第一个竞争：{race.kind}，__shared__ {race.element}，block {race.block}："
-                   f"线程 {race.first_thread} 在单元格第 {first} 行写，线程 {race.second_thread} 在第 {second} 行读",
-                   f"first race labsim reported: {race}"),
-                 f"  {first}: {r.source_line(race.first_line).strip()}",
-                 f"  {second}: {r.source_line(race.second_line).strip()}"]
-    return Table([t("版本", "version"), t("warp 执行顺序", "warp order"), t("检测到的竞争", "races detected"),
-                  t(f"错误元素（共 {n * n} 个）", f"wrong elements (of {n * n})")], rows,
-                 caption=t(f"labsim.cuda：本课的 CUDA 内核（不填充的 tile），{n}×{n} 矩阵",
-                           f"labsim.cuda: the lesson's kernel, {n}×{n}"), notes=notes)
+    def run(sync, schedule):
+        res, a, b = run_lesson_kernel(n, n, sync=sync, schedule=schedule, blank="TILE_DIM")
+        return res, np.count_nonzero(b != a.T)
+    return kit.race_table([("__syncthreads()", True), (t("删掉 __syncthreads()", "no __syncthreads()"), False)], run,
+                          wrong_header=t(f"错误元素（共 {n * n} 个）", f"wrong elements (of {n * n})"),
+                          caption=t(f"labsim.cuda：本课的 CUDA 内核（不填充的 tile），{n}×{n} 矩阵",
+                                    f"labsim.cuda: the lesson's kernel, {n}×{n}"))
 
 
 def _sanitizer(path: str | Path | None = None) -> dict | None:
@@ -238,28 +220,20 @@ def recorded_hazards(path: str | Path | None = None) -> dict | None:
 def h200_race_table(shapes: tuple[tuple[int, int], ...] = ((32, 32), (64, 64), (33, 45))) -> Table:
     """Without the barrier, on the H200 (recorded) and on labsim: wrong outputs, and racecheck's hazards."""
     rec = recorded_wrong_outputs()
-    recorded = bool(rec["plain"] or rec["racecheck"])
-    # "not recorded" only where the recording is absent; a combination the H200 was not run on is a dash
-    none = t("—", "—") if recorded else t("（未记录）", "(not recorded)")
 
-    def fmt(pair):
-        return none if pair is None else f"{pair[0]} / {pair[1]}"
-
-    rows = []
-    for M, N in shapes:
+    def simulate(M, N):
         _, a, b = run_lesson_kernel(M, N, sync=False, schedule="adversarial", blank="TILE_DIM")
-        rows.append([f"{M}×{N}", fmt(rec["plain"].get((M, N))), fmt(rec["racecheck"].get((M, N))),
-                     f"{int(np.count_nonzero(b != a.T))} / {M * N}"])
-    for (M, N), pair in sorted(rec["plain"].items()):
-        if (M, N) not in shapes:
-            rows.append([f"{M}×{N}", fmt(pair), fmt(rec["racecheck"].get((M, N))), t("（太大，不模拟）", "(not run)")])
-    return Table([t("矩阵", "matrix"), t("H200 直接运行：错误元素", "H200 plain run: wrong"),
-                  t("H200 在 racecheck 下：错误元素", "H200 under racecheck: wrong"),
-                  t("labsim adversarial：错误元素", "labsim adversarial: wrong")], rows,
-                 caption=t("删掉 __syncthreads() 的内核：H200 的记录（measurements/h200/raw/sanitizer.txt）与 labsim",
-                           "the kernel without __syncthreads(): recorded H200 runs and labsim"),
-                 notes=[t("—：H200 上没有以这种方式运行这个尺寸。",
-                          "—: not run that way on the H200.")] if recorded else [])
+        return int(np.count_nonzero(b != a.T)), M * N
+    runs = [kit.RecordedRun([f"{M}×{N}"], [rec["plain"].get((M, N)), rec["racecheck"].get((M, N))],
+                            lambda M=M, N=N: simulate(M, N)) for M, N in shapes]
+    runs += [kit.RecordedRun([f"{M}×{N}"], [pair, rec["racecheck"].get((M, N))])
+             for (M, N), pair in sorted(rec["plain"].items()) if (M, N) not in shapes]
+    return kit.racecheck_table(runs, recorded=bool(rec["plain"] or rec["racecheck"]),
+                               headers=[t("矩阵", "matrix"), t("H200 直接运行：错误元素", "H200 plain run: wrong"),
+                                        t("H200 在 racecheck 下：错误元素", "H200 under racecheck: wrong"),
+                                        t("labsim adversarial：错误元素", "labsim adversarial: wrong")],
+                               caption=t("删掉 __syncthreads() 的内核：H200 的记录（measurements/h200/raw/sanitizer.txt）与 labsim",
+                                         "the kernel without __syncthreads(): recorded H200 runs and labsim"))
 
 
 def hazard_table() -> Table:
@@ -269,7 +243,7 @@ def hazard_table() -> Table:
     rec = recorded_hazards()
     res, _, _ = run_lesson_kernel(32, 32, sync=False, blank="TILE_DIM")
     sim = racecheck.report(res.stats)
-    none = t("（未记录）", "(not recorded)")
+    none = kit.NOT_RECORDED
     rows = [
         [t("不同 warp 的线程对（racecheck 的 error）", "pairs in different warps (racecheck errors)"),
          none if rec is None else rec["cross_warp"], sim["errors"] // 4],
@@ -294,21 +268,15 @@ def barrier_table(M: int = 65, N: int = 45) -> Table:
         (t("__syncthreads() 放进读守卫 if (row < M && col < N) 里", "inside the load guard"), {"barrier": "guard"}),
         (t("开头 if (x >= N || y >= M) return;", "early return of threads outside the input"), {"barrier": "return"}),
     ]
-    rows = []
-    for label, edits in variants:
-        try:
-            _, a, b = run_lesson_kernel(M, N, blank="TILE_DIM", **edits)
-            wrong = int(np.count_nonzero(b != a.T))
-            outcome = t("结果正确", "right") if not wrong else t(f"结果错误：{wrong} 个元素不对", f"{wrong} wrong")
-        except LabsimError as e:
-            outcome = f"{type(e).__name__}: {_cell_lines(str(e))}"
-        rows.append([label, outcome])
-    return Table([t("屏障的位置", "barrier"), t("labsim 的结果", "labsim outcome")], rows,
-                 caption=t(f"labsim.cuda：本课的 CUDA 内核，{M}×{N} 矩阵（边上的 block 只有部分线程在矩阵内）",
-                           f"labsim.cuda: the lesson's kernel, {M}×{N} matrix"))
+    return kit.outcome_table(variants, lambda edits: _wrong(M, N, **edits), header=t("屏障的位置", "barrier"),
+                             caption=t(f"labsim.cuda：本课的 CUDA 内核，{M}×{N} 矩阵（边上的 block 只有部分线程在矩阵内）",
+                                       f"labsim.cuda: the lesson's kernel, {M}×{N} matrix"))
 
 
-_cell_lines = kit.cell_message
+def _wrong(M: int, N: int, **edits) -> int:
+    """Wrong elements of the lesson's kernel (unpadded tile, with ``edits``) on an M×N matrix."""
+    _, a, b = run_lesson_kernel(M, N, blank="TILE_DIM", **edits)
+    return int(np.count_nonzero(b != a.T))
 
 
 def bounds_table(M: int = 65, N: int = 45) -> Table:
@@ -319,17 +287,9 @@ def bounds_table(M: int = 65, N: int = 45) -> Table:
         (t("写守卫没交换（仍写 row < M && col < N）", "store guard not swapped"), {"guard_out": "unswapped"}),
         (t("删掉写守卫", "store guard removed"), {"guard_out": "removed"}),
     ]
-    rows = []
-    for label, edits in variants:
-        try:
-            _, a, b = run_lesson_kernel(M, N, blank="TILE_DIM", **edits)
-            outcome = t("结果正确", "right") if np.array_equal(b, a.T) else t("结果错误", "wrong")
-        except LabsimError as e:
-            outcome = f"{type(e).__name__}: {_cell_lines(str(e))}"
-        rows.append([label, outcome])
-    return Table([t("边界守卫", "guards"), t("labsim 的结果", "labsim outcome")], rows,
-                 caption=t(f"labsim.cuda：本课的 CUDA 内核，{M}×{N} 矩阵（不是 32 的倍数）",
-                           f"labsim.cuda: the lesson's kernel, {M}×{N} matrix"))
+    return kit.outcome_table(variants, lambda edits: _wrong(M, N, **edits), header=t("边界守卫", "guards"),
+                             caption=t(f"labsim.cuda：本课的 CUDA 内核，{M}×{N} 矩阵（不是 32 的倍数）",
+                                       f"labsim.cuda: the lesson's kernel, {M}×{N} matrix"))
 
 
 def layout_table(n: int = 64, pads: tuple[int, ...] = (0, 1, 2, 3, 4, 8)) -> Table:
@@ -428,7 +388,7 @@ def h200_table(path: str | Path | None = None) -> Table:
         wf, n = m.get(WAVEFRONTS_LD), m.get(SHARED_LD_INSTR)
         measured = wf / n if isinstance(wf, (int, float)) and n else None
         rows.append([decl, expr, int(wa.wavefronts),
-                     t("（未记录）", "(not recorded)") if measured is None else measured,
+                     kit.NOT_RECORDED if measured is None else measured,
                      "" if measured is None else (t("一致", "same") if measured == wa.wavefronts
                                                   else t("不同", "differs"))])
     notes = [t(f"H200 数据来自 {name}（Nsight Compute，{recorded.get('provenance', {}).get('ncu', 'ncu')}）",
@@ -588,7 +548,7 @@ def h200_kernels_table(fixes: bool = True, path: str | Path | None = None) -> Ta
     """The whole-kernel counters the H200 recorded for copy, naive and tiled transposes (64×64), next to
     labsim's count of the same kernels. ``fixes=False`` keeps only the unpadded tile."""
     rec = _recorded(path)
-    none = t("（未记录）", "(not recorded)")
+    none = kit.NOT_RECORDED
     rows = []
     for name, label, (kind, opts) in H200_KERNELS:
         if not fixes and opts.get("pad", 0):
@@ -637,7 +597,7 @@ def bandwidth_table(fixes: bool = True, path: str | Path | None = None) -> Table
     names = [n for n in BANDWIDTH_NAMES if fixes or n not in ("transpose_tiled_pad1", "transpose_tiled_swizzle")]
     data = recordings.read("bandwidth", path) or {}
     recs = data.get("records", [])
-    none = t("（未记录）", "(not recorded)")
+    none = kit.NOT_RECORDED
     rows = []
     for name in names:
         mine = sorted((r for r in recs if r.get("name") == name), key=lambda r: r.get("n", 0))
@@ -645,8 +605,7 @@ def bandwidth_table(fixes: bool = True, path: str | Path | None = None) -> Table
         if not mine:
             rows.append([label, none, none, none, none])
         for r in mine:
-            rows.append([label, r.get("n"), _gbps(r.get("gbps_median")),
-                         f"{_gbps(r.get('gbps_min'))}–{_gbps(r.get('gbps_max'))}", r.get("runs")])
+            rows.append([label, r.get("n"), *kit.gbps_cells(r), r.get("runs")])
     meta = data.get("meta", {})
     notes = [t(f"H200 记录：{meta.get('gpu', '')}，驱动 {meta.get('driver', '')}，{meta.get('date', '')}；"
                f"有效带宽 = 2·n²·4 字节 / 中位时间。",
@@ -687,7 +646,7 @@ def _details(name: str, n: int) -> dict | None:
 def conflict_counter_table(n: int = 8192) -> Table:
     """The whole-kernel bank-conflict counter at n² on the H200 next to labsim's model of the address pattern, and
     the Source page's per-instruction wavefronts vs ideal (recorded for the padded and unpadded tiles)."""
-    none = t("（未记录）", "(not recorded)")
+    none = kit.NOT_RECORDED
     src = (recordings.load("n8192") or {}).get(f"source_counters_{n}", {})
     rows = []
     for name, label, pad, sw in CONFLICT_KERNELS:
@@ -727,7 +686,7 @@ CACHE_KERNELS = (("copy", t("copy（基线）", "copy (baseline)")),
 def cache_table(n: int = 8192) -> Table:
     """Global sectors at L1TEX and what went on to L2, loads and stores, with the effective bandwidth: the L1 serves
     a strided read's repeated sectors; a strided write's partial sectors all go to L2."""
-    none = t("（未记录）", "(not recorded)")
+    none = kit.NOT_RECORDED
     rows = []
     for name, label in CACHE_KERNELS:
         m = _details(name, n)

@@ -320,22 +320,13 @@ RACE_VERSIONS = (
 )
 
 
-def race_groups(res) -> list[tuple[str, str, int, int]]:
-    """The distinct (kind, array, first line, second line) of the races labsim reported, in cell lines."""
-    seen = []
-    for r in res.races:
-        key = (r.kind, r.array, cell_line(r.first_line), cell_line(r.second_line))
-        if key not in seen:
-            seen.append(key)
-    return seen
-
-
-def code_of(res, cell_ln: int) -> str:
-    """The code on an exercise-cell line (the written file's line before it), without its comment."""
-    return masked(res.source_line(cell_ln - 1).split("//")[0].strip())
-
-
 cell_message = kit.cell_message      # labsim.cuda's file:line:col as the exercise cell numbers it
+
+
+def _wrong(M: int, N: int, K: int, **edits) -> int:
+    """Wrong elements of C of the exercise (with ``edits``, see :func:`exercise_source`) at M×N×K."""
+    _, A, B, C = run_exercise(M, N, K, **edits)
+    return int(wrong_mask(C, A, B).sum())
 
 
 @after_exercise
@@ -343,22 +334,14 @@ def race_table(shape: tuple[int, int, int] = SHAPE) -> Table:
     """The exercise with both barriers, without the first, without the second; lockstep and adversarial warp
     orders: races labsim detects (different warps), and wrong elements of C. Notes: each race's two lines."""
     M, N, K = shape
-    rows, notes = [], []
-    for label, edits in RACE_VERSIONS:
-        for schedule in ("lockstep", "adversarial"):
-            res, A, B, C = run_exercise(M, N, K, schedule=schedule, **edits)
-            rows.append([label, schedule, res.race_count, int(wrong_mask(C, A, B).sum())])
-            if edits and schedule == "lockstep":      # lockstep shows each race in its natural order
-                for kind, array, l1, l2 in race_groups(res):
-                    verb = {"RAW": t("写后读", "write then read"), "WAR": t("读后写", "read then write"),
-                            "WAW": t("写后写", "write then write")}[kind]
-                    notes.append(t(f"{label}：{kind}（{verb}）{array}，单元格第 {l1} 行 ↔ 第 {l2} 行："
-                                   f"{code_of(res, l1)}  ↔  {code_of(res, l2)}",
-                                   f"{label}: {kind} on {array}, cell lines {l1} and {l2}"))
-    return Table([t("版本", "version"), t("warp 执行顺序", "warp order"), t("检测到的竞争", "races detected"),
-                  t(f"C 的错误元素（共 {M * N} 个）", f"wrong elements of C (of {M * N})")], rows,
-                 caption=t(f"labsim.cuda：本课的练习内核（填好填空），M×N×K = {M}×{N}×{K}",
-                           f"labsim.cuda: the exercise, {M}×{N}×{K}"), notes=notes)
+
+    def run(edits, schedule):
+        res, A, B, C = run_exercise(M, N, K, schedule=schedule, **edits)
+        return res, wrong_mask(C, A, B).sum()
+    return kit.race_table(RACE_VERSIONS, run, code=masked,
+                          wrong_header=t(f"C 的错误元素（共 {M * N} 个）", f"wrong elements of C (of {M * N})"),
+                          caption=t(f"labsim.cuda：本课的练习内核（填好填空），M×N×K = {M}×{N}×{K}",
+                                    f"labsim.cuda: the exercise, {M}×{N}×{K}"))
 
 
 @after_exercise
@@ -383,12 +366,11 @@ def race_figure(shape: tuple[int, int, int] = SHAPE) -> Figure:
     return fig
 
 
-def _racecheck_pairs(kernel: str, shape: str, data: dict) -> str:
+def _racecheck_pairs(kernel: str, shape: str) -> str:
     """racecheck's (severity, write line, read line) groups of one recorded analysis run, named by array."""
-    case = next((c for c in data.get("cases", []) if c["kernel"] == kernel and c["shape"] == shape
-                 and c["mode"] == "analysis"), None)
-    if case is None:
-        return t("（未记录）", "(not recorded)")
+    groups = recordings.racecheck_hazards(kernel, shape)
+    if groups is None:
+        return kit.NOT_RECORDED
     lines = (recordings.load("gemm_tiled_source") or "").splitlines()
 
     def array(ln: int) -> str:
@@ -396,21 +378,9 @@ def _racecheck_pairs(kernel: str, shape: str, data: dict) -> str:
         m = re.match(r"(As|Bs)\[", text)
         return m[1] if m else t("内层循环", "inner loop") if "acc +=" in text else f":{ln}"
 
-    groups = sorted({(p["severity"], p["first"]["access"], p["first"]["line"], p["second"]["access"],
-                      p["second"]["line"]) for p in case["pairs"]})
     sev = {"error": t("error（不同 warp）", "error (two warps)"), "warning": t("warning（同一 warp）", "warning (one warp)")}
     return "；".join(f"{sev.get(g[0], g[0])}：{array(g[2])} {g[1]} :{g[2]} ↔ {array(g[4])} {g[3]} :{g[4]}"
                     for g in groups)
-
-
-def racecheck_run(kernel: str, shape: str) -> dict | None:
-    """The program's own result line (``{"mode": "race", ..., "wrong": n}``) printed while it ran under
-    ``compute-sanitizer --tool racecheck`` (the recorded analysis run of ``kernel`` at ``shape``), or None."""
-    try:
-        lines = records().load(f"racecheck_{kernel}_{shape}")
-    except KeyError:
-        return None
-    return next((r for r in lines or [] if "wrong" in r), None)
 
 
 def h200_race_table() -> Table:
@@ -418,34 +388,28 @@ def h200_race_table() -> Table:
     ``race`` mode on gemm_tiled.cuh with SYNC1/SYNC2 = 0) next to labsim's adversarial order, and the hazard
     groups racecheck reported on the H200 (gemm_tiled.cuh's lines)."""
     data = recordings.load("racecheck") or {}
-    # "not recorded" only without the recording; a shape the H200 did not run this way is a dash
-    none = "—" if data else t("（未记录）", "(not recorded)")
-    runs = data.get("plain_runs", {}).get("gemm", [])
-    rows = []
-    for label, edits, kernel in ((RACE_VERSIONS[1][0], {"sync1": False}, "gemm_tiled16_nosync1"),
-                                 (RACE_VERSIONS[2][0], {"sync2": False}, "gemm_tiled16_nosync2")):
-        shapes = sorted({(r["M"], r["N"], r["K"]) for r in runs if r["name"] == kernel}) or [SHAPE]
-        for M, N, K in shapes:
-            rec = next((r for r in runs if r["name"] == kernel and (r["M"], r["N"], r["K"]) == (M, N, K)), None)
-            if (M, N, K) == SHAPE:
-                try:
-                    _, A, B, C = run_exercise(M, N, K, schedule="adversarial", **edits)
-                    sim = f"{int(wrong_mask(C, A, B).sum())} / {M * N}"
-                except kit.NeedsFill:      # the H200's columns need no fill: only labsim's waits for the student's
-                    sim = t("（完成练习后显示）", "(after the exercise)")
-            else:
-                sim = t("（太大，不模拟）", "(not simulated)")
-            under = racecheck_run(kernel, f"{M}x{N}x{K}")
-            rows.append([label, f"{M}×{N}×{K}", none if rec is None else f"{rec['wrong']} / {M * N}",
-                         none if under is None else f"{under['wrong']} / {M * N}", sim,
-                         _racecheck_pairs(kernel, f"{M}x{N}x{K}", data) if (M, N, K) == SHAPE else ""])
-    return Table([t("版本", "version"), "M×N×K", t("H200 直接运行：C 的错误元素", "H200 plain run: wrong"),
-                  t("H200 在 racecheck 下运行：C 的错误元素", "H200 under racecheck: wrong"),
-                  t("labsim adversarial：C 的错误元素", "labsim adversarial: wrong"),
-                  t("H200 racecheck 报告的冒险（gemm_tiled.cuh 的行）", "H200 racecheck hazards (gemm_tiled.cuh lines)")],
-                 rows, caption=t("删掉一个屏障：H200 的记录（measurements/h200/racecheck/results.json）与 labsim",
-                                 "one barrier removed: recorded H200 runs and labsim"),
-                 notes=[t("—：H200 上没有以这种方式运行这个尺寸。", "—: not run that way on the H200.")] if data else [])
+    plain = data.get("plain_runs", {}).get("gemm", [])
+    runs = []
+    for (label, edits), kernel in zip(RACE_VERSIONS[1:], ("gemm_tiled16_nosync1", "gemm_tiled16_nosync2")):
+        mine = {(r["M"], r["N"], r["K"]): r for r in plain if r["name"] == kernel}
+        for M, N, K in sorted(mine) or [SHAPE]:
+            shape = f"{M}x{N}x{K}"
+            under = recordings.racecheck_run(kernel, shape)
+            at_shape = (M, N, K) == SHAPE      # labsim runs the lesson's shape; the larger ones take too long
+            runs.append(kit.RecordedRun(
+                [label, f"{M}×{N}×{K}"],
+                [None if r is None else (r["wrong"], M * N) for r in (mine.get((M, N, K)), under)],
+                (lambda M=M, N=N, K=K, edits=edits: (_wrong(M, N, K, schedule="adversarial", **edits), M * N))
+                if at_shape else None,
+                [_racecheck_pairs(kernel, shape) if at_shape else ""]))
+    return kit.racecheck_table(
+        runs, recorded=bool(data),
+        headers=[t("版本", "version"), "M×N×K", t("H200 直接运行：C 的错误元素", "H200 plain run: wrong"),
+                 t("H200 在 racecheck 下运行：C 的错误元素", "H200 under racecheck: wrong"),
+                 t("labsim adversarial：C 的错误元素", "labsim adversarial: wrong"),
+                 t("H200 racecheck 报告的冒险（gemm_tiled.cuh 的行）", "H200 racecheck hazards (gemm_tiled.cuh lines)")],
+        caption=t("删掉一个屏障：H200 的记录（measurements/h200/racecheck/results.json）与 labsim",
+                  "one barrier removed: recorded H200 runs and labsim"))
 
 
 # ---- shared-memory banks of the inner loop ---------------------------------------------------------------
@@ -512,22 +476,12 @@ BOUNDS_VERSIONS = (
 @after_exercise
 def bounds_table(shape: tuple[int, int, int] = ODD_SHAPE) -> Table:
     """The exercise at a shape that is not a multiple of the tile, with the loads written three ways."""
-    from labsim.errors import LabsimError
     M, N, K = shape
-    rows = []
-    for label, loads in BOUNDS_VERSIONS:
-        try:
-            res, A, B, C = run_exercise(M, N, K, loads=loads)
-            bad = int(wrong_mask(C, A, B).sum())
-            rows.append([label, t("结果正确", "right") if bad == 0 else t(f"结果错误：{bad} 个元素错", f"wrong: {bad}"),
-                         bad])
-        except LabsimError as e:
-            msg = str(e).split("\n")[0]
-            rows.append([label, f"{type(e).__name__}: {cell_message(msg)}", "—"])
-    return Table([t("读入 tile 的写法", "tile loads"), t("labsim 的结果", "labsim outcome"),
-                  t(f"C 的错误元素（共 {M * N} 个）", f"wrong (of {M * N})")], rows,
-                 caption=t(f"labsim.cuda：M×N×K = {M}×{N}×{K}（都不是 16 的倍数）",
-                           f"labsim.cuda: {M}×{N}×{K}, not multiples of 16"))
+    return kit.outcome_table(BOUNDS_VERSIONS, lambda loads: _wrong(M, N, K, loads=loads),
+                             header=t("读入 tile 的写法", "tile loads"),
+                             count_header=t(f"C 的错误元素（共 {M * N} 个）", f"wrong (of {M * N})"),
+                             caption=t(f"labsim.cuda：M×N×K = {M}×{N}×{K}（都不是 16 的倍数）",
+                                       f"labsim.cuda: {M}×{N}×{K}, not multiples of 16"))
 
 
 # ---- the H200 --------------------------------------------------------------------------------------------
@@ -552,7 +506,7 @@ def lds128_merged(name: str) -> bool:
 def h200_table(shape: str = "64x64x64", names: tuple[str, ...] = H200_KERNELS) -> Table:
     """Nsight Compute's whole-kernel counters on the H200 (recorded) and labsim's, two rows per kernel."""
     M, N, K = map(int, shape.split("x"))
-    none = t("（未记录）", "(not recorded)")
+    none = kit.NOT_RECORDED
     rows = []
     for name in names:
         h = records().gemm_counters(name, shape)
@@ -575,7 +529,7 @@ def h200_table(shape: str = "64x64x64", names: tuple[str, ...] = H200_KERNELS) -
 def h200_summary(shapes: tuple[str, ...] = ("64x64x64", "70x45x33"), names: tuple[str, ...] = H200_KERNELS) -> Table:
     """The H200-vs-labsim comparison in one line per shape: how many kernels and counters were compared, how many
     are equal, which differ (the full two-rows-per-kernel table is :func:`h200_table`)."""
-    none = t("（未记录）", "(not recorded)")
+    none = kit.NOT_RECORDED
     rows = []
     for shape in shapes:
         M, N, K = map(int, shape.split("x"))
@@ -607,7 +561,7 @@ def gflops_table() -> Table:
     """GFLOP/s at 4096³ recorded on the H200 (median of 20 launches), next to cuBLAS SGEMM (plain FP32)."""
     rec = records()
     data = rec.load("gemm")
-    none = t("（未记录）", "(not recorded)")
+    none = kit.NOT_RECORDED
     if data is None:
         return Table([t("内核", "kernel"), "GFLOP/s"], [[none, none]])
     timing = {r["name"]: r for r in data["timing"]}
@@ -642,7 +596,7 @@ def sass_table(names: tuple[str, ...] = H200_KERNELS[1:]) -> Table:
     """How ptxas compiled the inner loop on the H200: static LDS / LDS.128 / STS counts per kernel (recorded
     SASS), next to the recorded shared-load instructions and wavefronts at 64³ and labsim's (merges included)."""
     sass = sass_counts()
-    none = t("（未记录）", "(not recorded)")
+    none = kit.NOT_RECORDED
     rows = []
     for name in names:
         s = sass.get(name)
@@ -844,7 +798,7 @@ def shared_loads_by_array(name: str = "gemm_tiled16", shape: tuple[int, int, int
     ins, wf = m["smsp__inst_executed_op_shared_ld.sum"], m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
     rows.append([t("合计（labsim）", "total (labsim)"), ins, wf, wf / ins])
     h = records().gemm_counters(name, "x".join(map(str, shape)))
-    none = t("（未记录）", "(not recorded)")
+    none = kit.NOT_RECORDED
     hi = none if h is None else h["smsp__inst_executed_op_shared_ld.sum"]
     hw = none if h is None else h["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
     rows.append([t("合计（H200 记录）", "total (H200)"), hi, hw, hw / hi if h is not None else none])
@@ -898,7 +852,7 @@ def time_rows(names: tuple[str, ...] = TIME_KERNELS, shape: tuple[int, int, int]
 def time_table(names: tuple[str, ...] = TIME_KERNELS) -> Table:
     """Where the time goes: shared-memory wavefronts per warp FFMA (labsim), the share of FP32 peak they allow
     (the preset's rates), and what the H200 reached at 4096³ (recorded)."""
-    none = t("（未记录）", "(not recorded)")
+    none = kit.NOT_RECORDED
     rows = []
     for r in time_rows(names):
         rows.append([_label(r["name"]), r["ffma"], r["ld"], r["st"], round(r["ld_per_ffma"], 3),
@@ -1057,7 +1011,7 @@ STALL_KERNELS = ("gemm_naive", "gemm_tiled16", "gemm_tiled16_pad", "gemm_tiled32
 def stall_table(names: tuple[str, ...] = STALL_KERNELS, top: int = 6) -> Table:
     """Warp stall reasons at 4096³ on the H200 (ncu: average warps stalled for the reason per issued instruction),
     the ``top`` reasons by their largest value over the kernels."""
-    none = t("（未记录）", "(not recorded)")
+    none = kit.NOT_RECORDED
     data = {n: big_metrics(n) for n in names}
     reasons = sorted({k[len(STALL_PREFIX):-len(STALL_SUFFIX)] for m in data.values() if m for k in m
                       if k.startswith(STALL_PREFIX) and k.endswith(STALL_SUFFIX)})
@@ -1105,7 +1059,7 @@ def dram_table(names: tuple[str, ...] = ("gemm_naive", "gemm_tiled16", "gemm_til
     from labsim.gpus import get_gpu
     g = get_gpu("H200")
     bw = g.dram_bandwidth_sustained or g.dram_bandwidth
-    none = t("（未记录）", "(not recorded)")
+    none = kit.NOT_RECORDED
     gib = lambda v: none if v is None else round(v / 2 ** 30, 2)      # noqa: E731
     rows = []
     for r in dram_rows(names):
@@ -1141,7 +1095,7 @@ def merged_lds128(name: str, shape: tuple[int, int, int] = SHAPE) -> bool:
 def padding_table(names: tuple[str, ...] = PADDING_KERNELS) -> Table:
     """Padding 0, +1, +4 for both B layouts and both tiles: LDS.128 kept or not, shared wavefronts per FFMA
     (labsim), the cap they set, and the H200's 4096³ speed (recorded)."""
-    none = t("（未记录）", "(not recorded)")
+    none = kit.NOT_RECORDED
     yes, no = t("是", "yes"), t("否", "no")
     rows = []
     peak = fp32_peak()

@@ -15,6 +15,10 @@ demos, line numbering, the H200 recordings and the external figures.
   ("not recorded"), never a guess.
 * **External figures** (Harris's published bandwidths) from one labelled file, ``figures/data/harris_2013.json``
   (:func:`harris`).
+* **Tables' plumbing.** :func:`outcome_table` (labelled variants -> 结果正确 / 结果错误（n 个元素）/ the LabsimError
+  in the cell's numbering), :func:`race_table` (variants × warp orders, races grouped by line pair) and
+  :func:`racecheck_table` (recorded H200 runs beside labsim's, with the lessons' markers): a lesson module passes
+  its variants, labels and captions only.
 """
 from __future__ import annotations
 
@@ -291,3 +295,124 @@ def challenge_speed(eid: str) -> Note:
     return Note(f"H200 上的速度（round 3 实测，{size}，20 次启动的中位数）：参考解 {ref[key]:.0f} {unit}，"
                 f"课上的基线 kernel {base[key]:.0f} {unit}" + (f"，快 {r:.1f} 倍。" if r >= 1.1 else
                 f"（参考解是基线的 {r:.2f} 倍）。" + exercise(eid).config.get("h200", {}).get("note", "")))
+
+
+# ---- outcome, race and recorded-run tables: the plumbing; each lesson keeps its variants, labels, captions -----
+
+RIGHT = t("结果正确", "right")
+NOT_RECORDED = t("（未记录）", "(not recorded)")   # the recording is absent here
+NOT_RUN = "—"                                      # recorded, but the H200 did not run this case that way
+NOT_RUN_NOTE = t("—：H200 上没有以这种方式运行这个尺寸。", "—: not run that way on the H200.")
+NOT_SIMULATED = t("（太大，不模拟）", "(not simulated)")
+SCHEDULES = ("lockstep", "adversarial")
+RACE_VERBS = {"RAW": t("写后读", "write then read"), "WAR": t("读后写", "read then write"),
+              "WAW": t("写后写", "write then write")}
+
+
+def missing(recorded: bool) -> str:
+    """The cell of a case without an H200 value: :data:`NOT_RUN` where the recording exists, else NOT_RECORDED."""
+    return NOT_RUN if recorded else NOT_RECORDED
+
+
+def wrong_text(wrong: int) -> str:
+    """``结果正确`` or ``结果错误（n 个元素）``."""
+    return RIGHT if wrong == 0 else t(f"结果错误（{wrong} 个元素）", f"wrong ({wrong})")
+
+
+def error_text(e: Exception) -> str:
+    """A LabsimError as a table cell: its type and the message's first line, numbered as the exercise cell is
+    (the caret lines under it need a fixed-width font, which a table cell has not)."""
+    return f"{type(e).__name__}: {cell_message(str(e).split(chr(10))[0])}"
+
+
+def outcome(run: Callable[[], int], *, error: Callable[[Exception], str] = error_text) -> tuple[str, int | None]:
+    """Run ``run()`` (the number of wrong elements, or a LabsimError): (:func:`wrong_text` or ``error(e)``,
+    the number or None)."""
+    from labsim.errors import LabsimError
+    try:
+        wrong = int(run())
+    except LabsimError as e:
+        return error(e), None
+    return wrong_text(wrong), wrong
+
+
+def outcome_table(variants: Sequence[tuple[str, Any]], run: Callable[[Any], int], *, header: str, caption: str,
+                  count_header: str | None = None, error: Callable[[Exception], str] = error_text):
+    """One row per ``(label, variant)``: the label and labsim's outcome of ``run(variant)`` (the number of wrong
+    elements, or a LabsimError shown by ``error``); with ``count_header`` a third column holds the number ("—"
+    after an error)."""
+    from .table import Table
+    rows = []
+    for label, variant in variants:
+        text, wrong = outcome(lambda: run(variant), error=error)
+        rows.append([label, text] + ([NOT_RUN if wrong is None else wrong] if count_header else []))
+    return Table([header, t("labsim 的结果", "labsim outcome")] + ([count_header] if count_header else []), rows,
+                 caption=caption)
+
+
+def race_groups(res) -> list[tuple[str, str, int, int]]:
+    """The distinct (kind, array, first line, second line) of the races labsim reported, in cell lines."""
+    seen = []
+    for r in res.races:
+        key = (r.kind, r.array, cell_line(r.first_line), cell_line(r.second_line))
+        if key not in seen:
+            seen.append(key)
+    return seen
+
+
+def race_notes(label: str, res, code: Callable[[str], str] = str) -> list[str]:
+    """One note per :func:`race_groups` of ``res``: the kind, the array, the two cell lines and their code (each
+    shown through ``code``, e.g. to mask an exercise's answer)."""
+    def line(cell_ln: int) -> str:
+        return code(res.source_line(cell_ln - 1).split("//")[0].strip())
+    return [t(f"{label}：{kind}（{RACE_VERBS[kind]}）{array}，单元格第 {l1} 行 ↔ 第 {l2} 行：{line(l1)}  ↔  {line(l2)}",
+              f"{label}: {kind} on {array}, cell lines {l1} and {l2}")
+            for kind, array, l1, l2 in race_groups(res)]
+
+
+def race_table(variants: Sequence[tuple[str, Any]], run: Callable[[Any, str], tuple[Any, int]], *,
+               wrong_header: str, caption: str, code: Callable[[str], str] = str):
+    """Each ``(label, variant)`` under each of :data:`SCHEDULES`: ``run(variant, schedule)`` returns (labsim
+    Result, wrong elements); a row holds the races labsim detected and the wrong elements. Notes: the races of
+    each variant's lockstep run grouped by line pair (:func:`race_notes`)."""
+    from .table import Table
+    rows, notes = [], []
+    for label, variant in variants:
+        for schedule in SCHEDULES:
+            res, wrong = run(variant, schedule)
+            rows.append([label, schedule, res.race_count, int(wrong)])
+            if schedule == "lockstep":      # lockstep shows each race in its natural order
+                notes += race_notes(label, res, code)
+    return Table([t("版本", "version"), t("warp 执行顺序", "warp order"), t("检测到的竞争", "races detected"),
+                  wrong_header], rows, caption=caption, notes=notes)
+
+
+@dataclass(frozen=True)
+class RecordedRun:
+    """One row of :func:`racecheck_table`: leading ``cells`` (version, shape), the H200's ``(wrong, total)`` per
+    recorded column (None: not run that way), labsim's ``simulate() -> (wrong, total)`` (None: too large to
+    simulate) and trailing ``extra`` cells."""
+
+    cells: Sequence[Any]
+    recorded: Sequence[tuple[int, int] | None]
+    simulate: Callable[[], tuple[int, int]] | None = None
+    extra: Sequence[Any] = ()
+
+
+def racecheck_table(runs: Sequence[RecordedRun], *, recorded: bool, headers: Sequence[str], caption: str):
+    """H200 runs of a kernel with a race (read from figures.recordings by the lesson; ``recorded``: whether the
+    recording exists) next to labsim's: "wrong / total" cells, :func:`missing` where the H200 has no value,
+    :data:`NOT_SIMULATED` and :data:`PENDING` for labsim's; a note explains the dash."""
+    from .table import Table
+
+    def pair(p: tuple[int, int] | None) -> str:
+        return missing(recorded) if p is None else f"{p[0]} / {p[1]}"
+
+    rows = [[*r.cells, *(pair(p) for p in r.recorded),
+             NOT_SIMULATED if r.simulate is None else or_pending(lambda: pair(r.simulate())), *r.extra] for r in runs]
+    return Table(list(headers), rows, caption=caption, notes=[NOT_RUN_NOTE] if recorded else [])
+
+
+def gbps_cells(rec: dict) -> tuple[int, str]:
+    """A recorded bandwidth run's median and its "min–max", in whole GB/s (the runs spread by far more)."""
+    return round(float(rec["gbps_median"])), f"{round(float(rec['gbps_min']))}–{round(float(rec['gbps_max']))}"

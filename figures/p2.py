@@ -150,7 +150,7 @@ def pattern_table(path: str | Path | None = None) -> Table:
         wa = pattern_access(key)
         meas = h200[key]
         rows.append([label, size, int(wa.sectors), requested_bytes(wa), moved_bytes(wa), _pct(efficiency(wa)),
-                     t("（未记录）", "(not recorded)") if meas is None else meas,
+                     NOT_RECORDED if meas is None else meas,
                      "" if meas is None else (t("一致", "same") if meas == wa.sectors else t("不同", "differs"))])
     recorded = any(v is not None for v in h200.values())
     notes = [t("H200 一列：measurements/h200/results.json（Nsight Compute 2025.3，每个模式一个 warp 的内核 "
@@ -479,8 +479,8 @@ def h200_p2(kernel: str, path: str | Path | None = None) -> float | None:
     return sec / req if isinstance(sec, (int, float)) and req else None
 
 
-NOT_RECORDED = t("未记录", "not recorded")     # the recording is absent
-NOT_RUN = "—"                                   # recorded, but the H200 did not run this case
+NOT_RECORDED = kit.NOT_RECORDED     # the recording is absent (the lessons' marker)
+NOT_RUN = kit.NOT_RUN               # recorded, but the H200 did not run this case
 
 
 def _line_rows(stats, labels: dict[int, tuple[str, float | None]]) -> list[list]:

@@ -289,3 +289,24 @@ def kernel_counters(recording: str, kernel: str) -> dict | None:
     """Counters of one kernel of the "classes" or "p2" recording, or None."""
     data = load(recording)
     return None if data is None else data["kernels"].get(kernel)
+
+
+def racecheck_run(kernel: str, shape: str) -> dict | None:
+    """The program's own result line (``{"mode": "race", ..., "wrong": n}``) printed while ``kernel`` ran at
+    ``shape`` ("64x64x64") under ``compute-sanitizer --tool racecheck`` (its recorded analysis run), or None."""
+    name = f"racecheck_{kernel}_{shape}"
+    if name not in SOURCES:
+        return None
+    return next((r for r in load(name) or [] if "wrong" in r), None)
+
+
+def racecheck_hazards(kernel: str, shape: str) -> list[tuple[str, str, int, str, int]] | None:
+    """racecheck's hazards of the recorded analysis run of ``kernel`` at ``shape``, grouped: sorted distinct
+    (severity, first access, first line, second access, second line); None when not recorded."""
+    data = load("racecheck") or {}
+    case = next((c for c in data.get("cases", []) if c["kernel"] == kernel and c["shape"] == shape
+                 and c["mode"] == "analysis"), None)
+    if case is None:
+        return None
+    return sorted({(p["severity"], p["first"]["access"], p["first"]["line"], p["second"]["access"],
+                    p["second"]["line"]) for p in case["pairs"]})

@@ -98,7 +98,7 @@ def test_its_exercise_cell_is_the_graders_template_and_the_check_finds_it(course
 def test_its_figures_module_holds_only_its_own_table(lesson11_module):
     tree = ast.parse((FIXTURE / "figures" / "lesson11.py").read_text(encoding="utf-8"))
     defs = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
-    assert defs == ["block_size_table"]
+    assert defs == ["block_size_table", "bounds_table"]
     imported = {a.name.split(".")[0] if isinstance(n, ast.Import) else (n.module or "").split(".")[0]
                 for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
     assert imported <= {"__future__", "numpy", "figures"}     # no path to grading/exercises, no copied helper
@@ -120,3 +120,14 @@ def test_its_table_counts_what_a_brute_force_count_says(lesson11_module):
     assert table.data == [[32, _brute_sectors(32, 1000)], [128, _brute_sectors(128, 1000)]]
     assert table.data[1][1] == 125 and table.data[0][1] < 125        # 1000 floats = 125 sectors; gaps read less
     assert np.isfinite(table.data[0][1])
+
+
+def test_its_outcome_table_is_the_kits(lesson11_module):
+    """The bounds table written with figures.lessonkit.outcome_table: right, the count of wrong elements (only
+    the last one is skipped by i < n - 1), and the out-of-bounds error numbered as the exercise cell is."""
+    from grading.spec import load_exercise
+    rows = lesson11_module.bounds_table(n=1000).data
+    assert [r[1] for r in rows[:2]] == ["结果正确", "结果错误（1 个元素）"]
+    file_line = load_exercise("vecscale").template.splitlines().index("        y[i] = a * x[i];") + 1
+    assert rows[2][1].startswith("OutOfBoundsError: ") and f"单元格第 {file_line + 1} 行" in rows[2][1], rows[2][1]
+    assert "\n" not in rows[2][1]

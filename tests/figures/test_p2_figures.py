@@ -69,7 +69,7 @@ def test_missing_recordings_say_not_recorded(tmp_path):
     tab = p2.pattern_table(tmp_path / "none.json")
     assert all(r[6] in ("（未记录）", "(not recorded)") for r in tab.data)
     sw = p2.sweep_table(tmp_path / "none.json")
-    assert all(r[3] in ("未记录", "not recorded") for r in sw.data) and [r[1] for r in sw.data][:2] == [4, 5]
+    assert all(r[3] in ("（未记录）", "(not recorded)") for r in sw.data) and [r[1] for r in sw.data][:2] == [4, 5]
 
 
 def test_aos_soa_and_row_col_tables():

@@ -121,12 +121,16 @@ def test_race_table():
     assert n_adv[2] > 0 and n_adv[3] > 0, "the adversarial order exposes it"
     notes = tab.notes
     assert "tile[threadIdx.y + j][threadIdx.x] = input" in "".join(notes)    # the CUDA lines, not Python
-    # 2-D element names and the exercise cell's line numbers (the file's + the %%writefile line)
-    assert re.search(r"__shared__ tile\[\d+\]\[\d+\]", notes[0]), notes[0]
+    # one note per (kind, array, line pair), numbered as the exercise cell is (the file's + the %%writefile line)
     template = lesson09.lesson_source("TILE_DIM").splitlines()
-    for note in notes[1:]:
-        num, code = note.strip().split(": ", 1)
-        assert template[int(num) - 2].strip() == code          # cell line n = file line n - 1
+    write = next(i for i, ln in enumerate(template, 1) if "tile[threadIdx.y + j][threadIdx.x] =" in ln) + 1
+    read = next(i for i, ln in enumerate(template, 1) if "= tile[threadIdx.x][threadIdx.y + j]" in ln) + 1
+    assert any(f"RAW（写后读）tile，单元格第 {write} 行 ↔ 第 {read} 行" in n for n in notes), notes
+    for note in notes:
+        m = re.search(r"单元格第 (\d+) 行 ↔ 第 (\d+) 行：(.*)  ↔  (.*)$", note)
+        assert m, note
+        for num, code in ((m[1], m[3]), (m[2], m[4])):
+            assert template[int(num) - 2].split("//")[0].strip() == code      # cell line n = file line n - 1
 
 
 def test_recorded_races_parse_the_raw_file(tmp_path):
