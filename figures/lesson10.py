@@ -320,9 +320,6 @@ RACE_VERSIONS = (
 )
 
 
-cell_message = kit.cell_message      # labsim.cuda's file:line:col as the exercise cell numbers it
-
-
 def _wrong(M: int, N: int, K: int, **edits) -> int:
     """Wrong elements of C of the exercise (with ``edits``, see :func:`exercise_source`) at M×N×K."""
     _, A, B, C = run_exercise(M, N, K, **edits)
