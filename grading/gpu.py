@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .nvcc import find_nvcc
+from .nvcc import find_nvcc, run_in_own_group
 from .sim import Call, _compare
 
 ARCH = os.environ.get("GRADING_GPU_ARCH", "sm_90")
@@ -194,10 +194,10 @@ def build(source: str, host_function: str, nargs: int, workdir: Path, *, timeout
     for name, text in harness_sources(host_function, nargs).items():
         (workdir / name).write_text(text, encoding="utf-8")
     exe = workdir / "harness"
-    try:
-        p = subprocess.run([nvcc, "-std=c++17", f"-arch={ARCH}", "-O3", "program_unit.cu", "harness.cu", "-o", str(exe)],
-                           capture_output=True, text=True, timeout=timeout_s, cwd=workdir, errors="replace")
-    except subprocess.TimeoutExpired:
+    # in its own process group under nvcc's CPU and memory limits, killed whole on timeout (grading.nvcc)
+    p = run_in_own_group([nvcc, "-std=c++17", f"-arch={ARCH}", "-O3", "program_unit.cu", "harness.cu", "-o", str(exe)],
+                         str(workdir), timeout_s)
+    if p is None:
         return None, f"nvcc did not finish in {timeout_s:g} s"
     if p.returncode != 0:
         return None, (p.stdout + p.stderr).strip()[-2000:]
@@ -245,7 +245,7 @@ def run_case(exe: Path, call: Call, workdir: Path, *, timeout_s: float, memcheck
                "--log-file", str(log), *cmd]
     with open(err, "wb") as ferr:
         p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=ferr,
-                             start_new_session=True)
+                             start_new_session=True, preexec_fn=_lift_address_limit)
         try:
             rc = p.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
@@ -262,6 +262,14 @@ def run_case(exe: Path, call: Call, workdir: Path, *, timeout_s: float, memcheck
     bad = [(o.name, *_compare(o)) for o in call.outputs]
     wrong = [f"{name}: {w} wrong, {u} unwritten" for name, w, u in bad if w or u]
     return not wrong, ("; ".join(wrong) or "all outputs equal the reference") + (" (memcheck: no error)" if memcheck else "")
+
+
+def _lift_address_limit() -> None:              # runs in the child, before exec
+    """A batch worker's address space is capped (a soft limit, grading.batch): a CUDA context reserves far more
+    address space than that (a GPU's memory's worth, for unified addressing), so the child lifts the cap."""
+    import resource
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
 
 
 def _kill_group(p: subprocess.Popen) -> None:

@@ -120,6 +120,21 @@ def test_run_case_under_memcheck_names_the_sanitizer_error(tmp_path):
         None, "exit 3 under memcheck: ========= Invalid __global__ read of size 4")
 
 
+def test_run_case_lifts_a_batch_workers_address_space_cap_in_its_child(tmp_path):
+    """grade --jobs N caps each worker's address space (8 GiB); a CUDA context reserves more than that, so the
+    harness's child runs without the cap (else every case would fail to start on the GPU)."""
+    exe = _script(tmp_path / "harness", f"ulimit -v > {tmp_path}/limit.txt")
+    code = ("import resource, sys\nfrom pathlib import Path\nfrom grading.batch import _limit_memory\n"
+            "from grading import gpu\nfrom grading.spec import load_exercise\n_limit_memory(1024)\n"
+            "assert resource.getrlimit(resource.RLIMIT_AS)[0] == 1024 << 20\n"
+            "ex = load_exercise('vecscale')\ncase = next(c for cs in ex.public_module.cases().values() for c in cs)\n"
+            f"print(gpu.run_case(Path({str(exe)!r}), ex.call(case), Path({str(tmp_path)!r}), timeout_s=30))\n")
+    env = {**__import__("os").environ, "GRADING_EXERCISES": str(REPO / "tests" / "grading" / "fixtures" / "exercises")}
+    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "limit.txt").read_text().strip() != str(1024 << 10)     # ulimit -v counts KiB
+
+
 def _fake_compare(monkeypatch, verdicts, labsim, **kw):
     ex = load_exercise("vecscale")
     first = _first_case(ex)
