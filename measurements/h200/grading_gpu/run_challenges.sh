@@ -12,7 +12,7 @@ export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 GRADING_GPU_TIMEOUT=${GRADIN
 python3 -c "import numpy, labsim.cuda, grading.gpu as g; print('numpy', numpy.__version__, g.status(), 'memcheck:', g.find_sanitizer())" 2>&1 | tee $OUT/env.txt
 t0=$(date +%s)
 for e in p2 lesson08 lesson09 lesson10; do
-  ( python3 -m grading grade --exercise ${e}_challenge --gpu --nvcc on --no-progress --jobs 4 --out /tmp/g/$e \
+  ( timeout -k 5 ${GRADE_LIMIT_S:-360} python3 -m grading grade --exercise ${e}_challenge --gpu --nvcc on --no-progress --jobs 4 --out /tmp/g/$e \
       -- tests/grading/submissions/${e}_challenge/*.cu grading/exercises/${e}_challenge/solution.cu \
       > /tmp/g_$e.txt 2>&1; echo "$e exit $? after $(( $(date +%s)-t0 )) s" >> /tmp/g_$e.txt ) &
 done
