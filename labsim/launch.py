@@ -40,6 +40,7 @@ from .race_detection import RaceTracker
 from .stats import Stats
 
 WARP = 32
+_INT64 = np.dtype(np.int64)
 SCHEDULES = ("lockstep", "adversarial")
 # Lanes per thread set (rounded to whole blocks): large enough that numpy's per-call cost is amortised, small
 # enough that a set's arrays (coordinates, masks, addresses, shared memory and its race shadow) stay in cache.
@@ -173,6 +174,7 @@ class _Launch:
         self.model = CountingModel(gpu)
         self.races = RaceTracker()
         self.epoch = np.zeros(self.nblocks * self.wpb, dtype=np.int32)   # barriers passed, per warp
+        self.epoch_version = 0         # bumped whenever ``epoch`` changes (Block caches its warps' epochs)
         self.max_steps = max_steps
         self.param_names = param_names
         self.limit = limit
@@ -217,6 +219,7 @@ class Block:
         self._steps = 0
         self._all = bool(self._valid.all())
         self._lbases: dict[int, np.ndarray] = {}              # _lbase's cache
+        self._epochs = (-1, None)                             # (ctx.epoch_version, this set's warps' epochs)
 
     def __repr__(self) -> str:
         return (f"Block(kernel={self._ctx.name!r}, {self._tid.size} lanes, grid={self._ctx.grid}, "
@@ -288,6 +291,8 @@ class Block:
         return f.f_lineno, _column(f.f_code, f.f_lasti)
 
     def _index(self, idx, what: str) -> np.ndarray:
+        if type(idx) is np.ndarray and idx.dtype == _INT64 and idx.shape == self._tid.shape:
+            return idx                      # the common case: one int64 index per lane
         a = np.asarray(idx)
         if a.dtype.kind not in "iu":
             if a.dtype.kind == "b" or a.size == 0:
@@ -552,8 +557,12 @@ class Block:
 
     def _race(self, sh, elem, act, line, is_write, uniform):
         ctx = self._ctx
-        ctx.races.access(sh, elem, act, self._tid, ctx.epoch[self._row_warp], self._per_block(),
-                         ctx.lanes_per_block, line, is_write, ctx.describe, uniform=uniform)
+        version, epoch = self._epochs
+        if version != ctx.epoch_version:      # the same array object until a barrier: the tracker caches by it
+            epoch = ctx.epoch[self._row_warp]
+            self._epochs = (ctx.epoch_version, epoch)
+        ctx.races.access(sh, elem, act, self._tid, epoch, self._per_block(),
+                         ctx.lanes_per_block, line, is_write, ctx.describe, uniform=uniform, full=self._all)
 
     def sload(self, sh: SharedArray, idx, *, line: int | None = None, name: str | None = None,
               view=None, col: int | None = None) -> np.ndarray:
@@ -635,6 +644,7 @@ class Block:
                 f"{ctx.describe(int(self._tid[lane]))[1]} is alive but skips it", line=line, **self._where(lane))
         warps = self._row_warp[self._active.reshape(-1, WARP).any(axis=1)]
         ctx.epoch[warps] += 1
+        ctx.epoch_version += 1
         if self._greenlet:
             import greenlet
             greenlet.getcurrent().parent.switch()

@@ -301,6 +301,20 @@ class CountPlan:
                 f"{len(self.aggregate)} aggregated atomics)")
 
 
+_ALL_ROWS: dict[int, np.ndarray] = {}
+
+
+def _all_rows(n: int) -> np.ndarray:
+    """A read-only all-True row mask of length ``n`` (what ``account`` returns when every row made a request)."""
+    rows = _ALL_ROWS.get(n)
+    if rows is None:
+        rows = np.ones(n, dtype=bool)
+        rows.flags.writeable = False
+        if len(_ALL_ROWS) < 1024:
+            _ALL_ROWS[n] = rows
+    return rows
+
+
 class CountingModel:
     """Turns one instruction's recorded accesses into counters; one instance per launch (per GPU).
 
@@ -392,7 +406,7 @@ class CountingModel:
                     cost, conflicts = self._many_warps(s.space, s.op, addr, active, s.itemsize, all_active=True)
                 s.cost += cost * times
                 s.conflicts += conflicts * times
-            return np.ones(nw, dtype=bool)
+            return _all_rows(nw)
         rows = active.any(axis=1)
         s.executed += self.executed(reach, nw) * times
         nreq = int(rows.sum())
@@ -415,7 +429,8 @@ class CountingModel:
         """Collect the executions of a vector group; when all ``width`` are in, count the rows whose lanes read
         consecutive elements from a ``width * itemsize``-aligned start as one wide load, the others as scalars."""
         group, pos, width = spec
-        entry = (s, addr.copy(), active.copy(), None if reach is None else reach.copy(), times)
+        # kept without copies: the executor hands over arrays it never changes afterwards
+        entry = (s, addr, active, reach, times)
         got = self._pending.setdefault(group, {})
         if got:
             first = next(iter(got.values()))

@@ -90,6 +90,7 @@ class RaceTracker:
         self.races: list[Race] = []
         self.by_line: dict[int | None, int] = {}
         self._lanes = None     # (the thread set's tid array, its lanes' thread ids in their block, _Blocks)
+        self._epochs = None    # (epoch array, per_block, every block's epochs equal, first block's lane epochs)
 
     def __repr__(self) -> str:
         return f"RaceTracker({self.count} hazards)"
@@ -102,34 +103,46 @@ class RaceTracker:
 
     def access(self, sh: SharedArray, elem: np.ndarray, act: np.ndarray, tid: np.ndarray, epoch: np.ndarray,
                per_block: int, lanes_per_block: int, line: int | None, is_write: bool, describe,
-               uniform: bool | None = None) -> None:
+               uniform: bool | None = None, full: bool = False) -> None:
         """Check and record one instruction of a thread set.
 
         The set's lanes are block-major, ``per_block`` lanes of each block (whole warps), the same lanes of
         every block. ``elem``: each lane's element index in its block's copy of ``sh`` (meaningful where
         ``act``); ``tid``: launch-wide thread ids (blocks of ``lanes_per_block``); ``epoch``: each warp's
         barrier count (one per row of 32 lanes). ``describe(tid) -> (block, thread)``. ``uniform``: whether every
-        block has the same active lanes and elements, if the caller knows (None: check here).
+        block has the same active lanes and elements, if the caller knows (None: check here). ``full``: the caller
+        knows every lane is active. ``epoch`` arrays are not changed after they are passed (the caller passes the
+        same object again while the barrier counts stay: what is derived from it is cached by identity).
         """
         nb = tid.size // per_block
         s = sh.shadow
-        if FOLD and nb > 1 and (s is None or s.fold == nb) and self._uniform(elem, act, epoch, per_block, nb,
-                                                                             uniform):
+        if FOLD and nb > 1 and (s is None or s.fold == nb):
+            eps = self._epochs
+            if eps is None or eps[0] is not epoch or eps[1] != per_block:
+                rows = per_block // WARP
+                eps = self._epochs = (epoch, per_block, bool((epoch[rows:] == epoch[:-rows]).all()),
+                                      _lane_epochs(epoch[:rows]))
+            fold = eps[2] and self._uniform(elem, act, per_block, nb, uniform)
+        else:
+            fold = False
+        if fold:
             a0 = act[:per_block]
-            if not a0.any():
+            if not full and not a0.any():
                 return
             if s is None:
                 s = sh.shadow = _Shadow(sh.size, nb)
             if self._lanes is None or self._lanes[0] is not tid:     # a new thread set: its block layout
-                self._lanes = (tid, tid[:per_block] % lanes_per_block,
-                               _Blocks(tid[::per_block] // lanes_per_block * lanes_per_block))
-            _, local, blocks = self._lanes
-            ep = _lane_epochs(epoch[:per_block // WARP])
-            if a0.all():
-                pos, t, e = elem[:per_block], local, ep
+                local = tid[:per_block] % lanes_per_block
+                self._lanes = (tid, local, _Blocks(tid[::per_block] // lanes_per_block * lanes_per_block),
+                               local // WARP)
+            _, local, blocks, local_warp = self._lanes
+            ep = eps[3]
+            if full or a0.all():
+                self._access(sh, s, elem[:per_block], local, local_warp, ep, line, is_write, describe, blocks)
             else:
-                pos, t, e = elem[:per_block][a0], local[a0], ep if ep.ndim == 0 else ep[a0]
-            self._access(sh, s, pos, t, t // WARP, e, line, is_write, describe, blocks)
+                t = local[a0]
+                self._access(sh, s, elem[:per_block][a0], t, t // WARP, ep if ep.ndim == 0 else ep[a0], line,
+                             is_write, describe, blocks)
             return
         if s is None:
             s = sh.shadow = _Shadow(sh.flat.size, None)
@@ -143,12 +156,9 @@ class RaceTracker:
             self._access(sh, s, pos, tid, tid // WARP, ep, line, is_write, describe, _UNFOLDED)
 
     @staticmethod
-    def _uniform(elem, act, epoch, per, nb, known) -> bool:
-        """Every block of the set does the same: active lanes, elements (``known`` if not None) and barrier
-        counts."""
-        rows = per // WARP
-        if not (epoch[rows:] == epoch[:-rows]).all():
-            return False
+    def _uniform(elem, act, per, nb, known) -> bool:
+        """Every block of the set does the same: active lanes and elements (``known`` if not None); the caller
+        checked the barrier counts."""
         if known is not None:
             return known
         a2 = act.reshape(nb, per)
@@ -188,10 +198,11 @@ class RaceTracker:
                 self._report("RAW", sh, pos, w_same_epoch, w_tid, s["w_line"][pos], tid, ln, describe, blocks)
             r_tid = s["r_tid"][pos]
             same = s["r_epoch"][pos] == epoch
-            multi = same & (((r_tid // WARP) != warp) | s["r_multi"][pos])
+            # warp of a thread id: >> 5 is // WARP for every int64 (-1, no reader, stays -1), and cheaper
+            multi = same & (((r_tid >> 5) != warp) | s["r_multi"][pos])
             s["r_multi"][pos[~same]] = False
             s["r_tid"][pos] = tid
-            multi |= s["r_tid"][pos] // WARP != warp
+            multi |= s["r_tid"][pos] >> 5 != warp
             s["r_multi"][pos[multi]] = True
             s["r_epoch"][pos] = epoch
             s["r_line"][pos] = ln

@@ -52,7 +52,10 @@ def mem_get(c, p, i, t: CType, line: int, name: str, col: int | None = None):
     cache = c.loads
     if cache is not None:
         key = (p.space, id(p.buf), t.name)
-        addr = np.broadcast_to(np.asarray(i, dtype=np.int64) * t.size + p.boff, c.act.shape)
+        addr = np.asarray(i, dtype=np.int64) * t.size + p.boff      # a new array (or a scalar)
+        fresh = addr.shape == c.act.shape
+        if not fresh:
+            addr = np.broadcast_to(addr, c.act.shape)
         hit = cache.find(key, addr, c.act)
         if hit is not None:
             return hit
@@ -62,7 +65,8 @@ def mem_get(c, p, i, t: CType, line: int, name: str, col: int | None = None):
         v = c.blk.sload(p.buf, idx, line=line, name=name, view=view, col=col)
     v = unpack(v, dt) if t.kind == "vec" else v
     if cache is not None:
-        cache.add(key, addr.copy(), np.array(c.act, dtype=bool), v)
+        # c.act is kept as is: the engine replaces its masks, never changes one in place
+        cache.add(key, addr if fresh else addr.copy(), c.act, v)
     return v
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -39,8 +40,8 @@ class CType:
     vdtype: np.dtype | None = None    # vec: structured dtype for memory
     struct: bool = False              # a user struct of 4-byte members: moved member by member
 
-    @property
-    def size(self) -> int:
+    @cached_property
+    def size(self) -> int:       # cached: a CType never changes, and every memory access asks
         if self.kind == "ptr":
             return 8
         return int(self.vdtype.itemsize if self.kind == "vec" and self.vdtype is not None

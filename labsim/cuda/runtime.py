@@ -76,20 +76,28 @@ class LoadCache:
         f = int(act.argmax())
         if not act[f]:                   # a predicated-off instruction still executes: not folded
             return None
-        probe = addr[f]
-        for e_addr, e_act, value in entries:
-            # the first active lane's address rejects almost every other entry without touching whole arrays
-            if e_addr[f] != probe or not e_act[f] or e_addr.shape != addr.shape:
+        probe = int(addr[f])
+        for e_addr, e_act, value, e_first, e_probe in entries:
+            # the first active lane's address rejects almost every other entry without touching whole arrays:
+            # an entry whose first active lane is f compares Python ints; one starting later lacks lane f
+            if e_first == f:
+                if e_probe != probe:
+                    continue
+            elif e_first > f or e_addr[f] != probe or not e_act[f]:
+                continue
+            if e_addr.shape != addr.shape:
                 continue
             if not np.any(act & ~e_act) and not np.any((addr != e_addr) & act):
                 return value
         return None
 
     def add(self, key, addr, act, value) -> None:
+        """``addr`` and ``act`` are kept as given: the caller hands over arrays nobody changes afterwards."""
         lst = self.entries.setdefault(key, [])
         if len(lst) >= self.MAX_PER_BUFFER:
             lst.pop(0)
-        lst.append((addr, act, value))
+        f = int(act.argmax())
+        lst.append((addr, act, value, f, int(addr[f])))
 
     def store(self, space: str, buf) -> None:
         """A store or atomic: global memory may alias any global buffer; a shared array only itself."""
