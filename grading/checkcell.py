@@ -96,6 +96,8 @@ class CheckReport:
     shape_lines: list[str] = field(default_factory=list)
     # which line numbers every line number above is in (the notebook cell's or the file's), printed once
     numbering: Numbering = FILE
+    # a whole-kernel exercise's counter table (grading.whole.CounterTable; public cases only), or None
+    counter_table: Any = None
 
     def __repr__(self) -> str:
         passed = sum(c.status == "passed" for c in self.checks)
@@ -121,6 +123,8 @@ class CheckReport:
         for n in self.notes:
             lines.append(f"  · {plain(n)}")
         lines.extend(self.edited_text if self.edited_text is not None else [plain(ln) for ln in self.edited])
+        if self.counter_table is not None:
+            lines.extend(self.counter_table.text_lines())
         if self.counters:
             lines.append(f"你的内核每一行的计数器（{self.counters_case}，Nsight Compute 指标名）：")
             for lc in self.counters:
@@ -149,6 +153,8 @@ class CheckReport:
         if self.edited:
             out += ["", f"**{md_inline(self.edited[0])}**", ""]
             out += [f"- {md_inline(ln.strip())}" for ln in self.edited[1:]]
+        if self.counter_table is not None:
+            out += ["", self.counter_table.markdown()]
         if self.counters:
             out += ["", f"每一行的计数器（{self.counters_case}）：", "", "| 行 | 代码 | 指标 | 值 |",
                     "| --- | --- | --- | --- |"]
@@ -367,6 +373,7 @@ def report_from_state(st, path: str, shape: Any = None, *, edited: bool = True) 
                   for c in checks]
     rep = CheckReport(str(p), ex.id, passed == len(checks), verdict, res.blank, res.value, checks, notes)
     rep.numbering = numbering
+    rep.counter_table = res.counter_table
     if edited and conf_test is not None and conf_test.status == "failed" and sub.source:
         rep.edited = edited_version(sub.source, ex, st.result.value, st.result.blank or "", numbering)
     ctx = st.public_ctx

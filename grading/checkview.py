@@ -27,6 +27,9 @@ STYLE = """<style>
 .labsim-check ul{margin:.2em 0 .4em 1.2em;padding:0}
 .labsim-check .lc-edited{border-left:4px solid #b58900;padding-left:8px;margin:.4em 0}
 .labsim-check .lc-edited pre{white-space:pre-wrap;margin:.2em 0}
+.labsim-check table.lc-counter-table{border-collapse:collapse;font-size:0.8rem;margin:.3em 0;width:auto;max-width:100%}
+.labsim-check table.lc-counter-table th,.labsim-check table.lc-counter-table td{padding:1px 6px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
+.labsim-check table.lc-counter-table code{font-size:0.75rem;overflow-wrap:anywhere;word-break:break-all}
 .labsim-check table.lc-src{border-collapse:collapse;font-size:0.8rem;margin:.3em 0;width:auto;max-width:100%}
 .labsim-check table.lc-src th{text-align:left;border-bottom:1px solid #999;padding:2px 6px;vertical-align:bottom}
 .labsim-check .lc-scroll{overflow-x:auto;max-width:100%}
@@ -100,6 +103,8 @@ def report_html(rep: "CheckReport") -> str:
     if rep.notes:
         parts.append("<ul>" + "".join(f"<li style='white-space:pre-wrap'>{_code_spans(n)}</li>" for n in rep.notes)
                      + "</ul>")
+    if rep.counter_table is not None:
+        parts.append(rep.counter_table.html())
     if rep.edited:
         parts.append(f"<div class='lc-edited'><b>{esc(rep.edited[0])}</b>"
                      f"<pre>{esc(chr(10).join(ln.strip() for ln in rep.edited[1:]))}</pre></div>")

@@ -185,6 +185,9 @@ def step_public(st: GradeState) -> None:
     tests = _run_checks(st, st.exercise.public_checks, ctx, hidden=False)
     st.result.tests.extend(tests)
     st.public_notes = st.result.notes[before:]          # what the check cell prints as notes (grading.checkcell)
+    if st.exercise.whole and ctx is not None:     # the counter table (grading.whole): public cases only
+        from .whole import counter_table
+        st.result.counter_table = counter_table(st.exercise, ctx)
 
 
 def step_hidden(st: GradeState) -> None:

@@ -53,6 +53,8 @@ def feedback_markdown(res: SubmissionResult) -> str:
         text = "<br>".join(md_inline(line) for line in t.output.split("\n"))
         out.append(f"| {md_inline(t.name)} | {t.score:g}/{t.max_score:g} | {mark(t.status == 'passed')} | {text} |")
     out.append("")
+    if res.counter_table is not None:
+        out += ["## 计数器对照", "", res.counter_table.markdown(), ""]
     if res.notes:
         out += ["## 说明", ""] + [f"- {md_inline(n)}" for n in res.notes] + [""]
     pending = [t for t in res.tests if t.status == "pending"]

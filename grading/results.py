@@ -83,6 +83,9 @@ class SubmissionResult:
     pass_score: float = 8.0
     seconds: float = 0.0
     instructor: dict[str, Any] = field(default_factory=dict)   # hidden-case details, never shown to students
+    # a whole-kernel exercise's counter table (grading.whole.CounterTable): the public counter case's values
+    # beside the targets, the reference's and the H200's speeds
+    counter_table: Any = None
 
     def __repr__(self) -> str:
         return (f"SubmissionResult({self.name!r}, {self.score:g}/{self.max_score:g}, {self.verdict}, "
@@ -164,6 +167,8 @@ def summary_text(res: SubmissionResult) -> str:
                          "；".join(t.output.split("\n")[0] for t in failed))
         else:
             lines.append(f"隐藏检查：{len(hidden)}/{len(hidden)} 项通过。")
+    if res.counter_table is not None:
+        lines.extend(res.counter_table.text_lines())
     lines.append(f"自动评分得分 {a_score:g}/{a_max:g}；待人工评分 {res.pending_max:g} 分。")
     for v in res.vetoes:
         lines.append(f"一票否决：{v.title}。{v.reason}")

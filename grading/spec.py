@@ -172,6 +172,8 @@ class Exercise:
         (receipts carry it: an output saved before such a change is re-checked, never taken for an edit)."""
         h = hashlib.sha256(self.template.encode())
         h.update(f"check-output-format {CHECK_OUTPUT_FORMAT}".encode())
+        if self.whole:
+            h.update(f"whole-output-format {WHOLE_OUTPUT_FORMAT}".encode())
         shipped = {k: v for k, v in self.config.items() if k not in INSTRUCTOR_KEYS + INSTRUCTOR_TABLES}
         h.update(json.dumps(shipped, sort_keys=True, ensure_ascii=False, default=str).encode())
         public = Path(self.public_module.__file__)
@@ -184,6 +186,8 @@ class Exercise:
 # bump when check() prints its lines differently (2: the "行号：" line, lines in the notebook cell's numbering;
 # 3: ✓/✗ marks, the blank as written, no backticks)
 CHECK_OUTPUT_FORMAT = 3
+# and for whole-kernel exercises (the challenges) only: 2: the counter table (grading.whole.CounterTable)
+WHOLE_OUTPUT_FORMAT = 2
 
 
 def roots() -> list[Path]:

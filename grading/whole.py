@@ -176,9 +176,14 @@ def h200_speed(ex) -> str:
             f"{h['baseline']:g} {h['unit']}（{h['reference'] / h['baseline']:.1f} 倍）。{h.get('note', '')}")
 
 
+def _public_ids(ex) -> set[str]:
+    return {c.id for cases in ex.public_module.cases().values() for c in cases}
+
+
 def counter_outcome(ctx, counter_id: str, kind: str = "counter") -> Outcome:
     """One counter point: every correct run of the ``kind`` cases at or under the target. A wrong or failed
-    run earns no counter point (a fast wrong kernel is no achievement)."""
+    run earns no counter point (a fast wrong kernel is no achievement). The message names the cases' shapes
+    only when they are public: a hidden case's size is never shown."""
     t = next(c for c in counter_targets(ctx.exercise) if c.id == counter_id)
     runs = ctx.runs(kind)
     values = [t.value(r) if r.passed else None for r in runs]
@@ -189,6 +194,118 @@ def counter_outcome(ctx, counter_id: str, kind: str = "counter") -> Outcome:
                               "结果不对或没有运行完，不计这一项。", data={"values": values})
     worst = max(values)
     ok = worst <= t.target + 1e-9
-    shapes = "、".join(r.case.shape_text() for r in runs)
+    public = _public_ids(ctx.exercise)
+    shapes = ("、".join(r.case.shape_text() for r in runs) if all(r.case.id in public for r in runs)
+              else "隐藏的计数用例" if len(runs) == 1 else f"{len(runs)} 个隐藏的计数用例中最大的")
     msg = f"{head}；你的是 {_fmt(worst)}（{shapes}）" + ("，达到目标。" if ok else "，没有达到目标。") + h200_speed(ctx.exercise)
     return Outcome(ok, msg, data={"values": values, "target": t.target, "reference": t.reference})
+
+
+# ---- the counter table (issue 29: "the student's counters, the target, the reference, and the H200's speeds") --
+
+NOT_RECORDED = "未记录"
+
+
+@dataclass(frozen=True)
+class CounterRow:
+    """One ``[[counter]]`` beside the student's value on the public counter case(s) (None: wrong or not run)."""
+
+    label: str
+    metrics: tuple[str, ...]
+    yours: float | None
+    target: float
+    ideal: float | None
+    reference: float
+
+
+@dataclass(frozen=True)
+class CounterTable:
+    """What a whole-kernel exercise's check view and report show after the checks: one row per counter (the
+    student's value on the public counter case only, never a hidden one), then the H200's measured speed of
+    the reference solution and the baseline (config ``[h200]``; "未记录" where the config records none)."""
+
+    case: str                          # the public counter case(s) the student's values come from ("96×64")
+    rows: tuple[CounterRow, ...]
+    size: str = ""                     # the H200's problem size; "" when [h200] is absent
+    unit: str = ""
+    reference_speed: float | None = None
+    baseline_speed: float | None = None
+    note: str = ""
+
+    def __repr__(self) -> str:
+        return f"CounterTable({self.case}, {len(self.rows)} rows)"
+
+    def _cells(self, r: CounterRow) -> list[str]:
+        return [_fmt(r.yours) if r.yours is not None else "—（结果不对或没有运行完）", f"≤ {_fmt(r.target)}",
+                _fmt(r.ideal) if r.ideal is not None else "—", _fmt(r.reference)]
+
+    def _speed(self, v: float | None) -> str:
+        return f"{v:g} {self.unit}" if v is not None else NOT_RECORDED
+
+    def speed_text(self) -> str:
+        where = f"（{self.size}）" if self.size else ""
+        return (f"H200 实测速度{where}：参考解 {self._speed(self.reference_speed)}；"
+                f"课上的基线 kernel {self._speed(self.baseline_speed)}。{self.note}")
+
+    def text_lines(self) -> list[str]:
+        """Plain text (the check cell, results.json): one line per counter and one for the speeds."""
+        out = [f"计数器对照（你的数值来自公开用例 {self.case}）："]
+        for r in self.rows:
+            yours, target, ideal, ref = self._cells(r)
+            out.append(f"  {r.label}（{' + '.join(r.metrics)}）：你的 {yours} ｜ 目标 {target} ｜ 理想 {ideal} ｜ "
+                       f"参考解 {ref}")
+        out.append("  " + self.speed_text())
+        return out
+
+    def markdown(self) -> str:
+        """A Markdown table (feedback.md, CheckReport.markdown)."""
+        import html
+        esc = lambda t: html.escape(t, quote=False).replace("|", "&#124;")       # noqa: E731
+        out = [f"计数器对照（你的数值来自公开用例 {esc(self.case)}）：", "",
+               "| 计数器 | 你的 | 目标 | 理想 | 参考解 |", "| --- | --- | --- | --- | --- |"]
+        for r in self.rows:
+            metric = "<br>".join(f"<code>{esc(m)}</code>" for m in r.metrics)
+            out.append(f"| {esc(r.label)}<br>{metric} | " + " | ".join(esc(c) for c in self._cells(r)) + " |")
+        out += ["", esc(self.speed_text())]
+        return "\n".join(out)
+
+    def html(self) -> str:
+        """The check view's table (grading.checkview)."""
+        import html
+        esc = html.escape
+        head = "".join(f"<th>{h}</th>" for h in ("计数器", "你的", "目标", "理想", "参考解"))
+        rows = "".join(
+            f"<tr><td>{esc(r.label)}<br>" + "<br>".join(f"<code>{esc(m)}</code>" for m in r.metrics) + "</td>"
+            + "".join(f"<td>{esc(c)}</td>" for c in self._cells(r)) + "</tr>" for r in self.rows)
+        return (f"<div class='lc-counters'><p>计数器对照（你的数值来自公开用例 {esc(self.case)}）：</p>"
+                f"<table class='lc-counter-table'><tr>{head}</tr>{rows}</table>"
+                f"<p>{esc(self.speed_text())}</p></div>")
+
+
+def _shape(case) -> str:
+    """A public case's size as the lesson writes it: "96×64", "n = 2048"."""
+    if len(case.sizes) == 1:
+        (name, v), = case.sizes.items()
+        return f"{name} = {v}"
+    return case.shape_text("×")
+
+
+def counter_table(ex, ctx, kind: str = "counter") -> CounterTable | None:
+    """The counter table of a whole-kernel exercise from its public run context (None: not a whole-kernel
+    exercise, no counters, or nothing ran). Values come from the public ``kind`` cases only."""
+    targets = counter_targets(ex)
+    if not ex.whole or not targets or ctx is None or not ctx.cases(kind):
+        return None
+    public = _public_ids(ex)
+    runs = [r for r in ctx.runs(kind) if r.case.id in public]
+    if not runs:
+        return None
+    rows = []
+    for t in targets:
+        values = [t.value(r) if r.passed else None for r in runs]
+        yours = None if any(v is None for v in values) else max(values)
+        rows.append(CounterRow(t.label, t.metrics, yours, t.target, t.ideal, t.reference))
+    h = ex.config.get("h200") or {}
+    speed = lambda k: float(h[k]) if isinstance(h.get(k), (int, float)) else None      # noqa: E731
+    return CounterTable("、".join(_shape(r.case) for r in runs), tuple(rows), str(h.get("size", "")),
+                        str(h.get("unit", "")), speed("reference"), speed("baseline"), str(h.get("note", "")))
