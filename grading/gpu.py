@@ -16,14 +16,16 @@ int64 byte count and the bytes after the call.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import struct
 import subprocess
 import tempfile
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -233,7 +235,8 @@ def run_case(exe: Path, call: Call, workdir: Path, *, timeout_s: float, memcheck
     compute-sanitizer to run it under) accessed memory out of bounds.
 
     The child runs in a session of its own, its output discarded but the end of stderr, and on timeout its whole
-    process group is killed (a student's host code is native code: it may print without end or fork)."""
+    process group is killed (a student's host code is native code: it may print without end or fork). It holds
+    the machine's GPU lock while it runs, so the time limit is its own time on the GPU (``gpu_lock``)."""
     args, res, err, log = (workdir / "args.bin", workdir / "result.bin", workdir / "stderr.txt",
                            workdir / "memcheck.txt")
     res.unlink(missing_ok=True)
@@ -243,7 +246,7 @@ def run_case(exe: Path, call: Call, workdir: Path, *, timeout_s: float, memcheck
     if memcheck:
         cmd = [memcheck, "--tool", "memcheck", "--error-exitcode", "3", "--print-limit", "3",
                "--log-file", str(log), *cmd]
-    with open(err, "wb") as ferr:
+    with gpu_lock(), open(err, "wb") as ferr:
         p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=ferr,
                              start_new_session=True, preexec_fn=_lift_address_limit)
         try:
@@ -262,6 +265,24 @@ def run_case(exe: Path, call: Call, workdir: Path, *, timeout_s: float, memcheck
     bad = [(o.name, *_compare(o)) for o in call.outputs]
     wrong = [f"{name}: {w} wrong, {u} unwritten" for name, w, u in bad if w or u]
     return not wrong, ("; ".join(wrong) or "all outputs equal the reference") + (" (memcheck: no error)" if memcheck else "")
+
+
+LOCK = Path(tempfile.gettempdir()) / "grading-gpu.lock"
+
+
+@contextlib.contextmanager
+def gpu_lock() -> Iterator[None]:
+    """One native run at a time on this machine (``grade --jobs N`` workers, or several grade commands): run
+    1 of the challenges' H200 recording let all of them share the GPU, and a case of a correct kernel timed out
+    beside the hostile corpus entries' kernels. The wait is not part of a case's time limit (it is part of the
+    batch's per-submission ``--time-limit``: raise it for a large ``--gpu`` batch)."""
+    import fcntl
+    with open(LOCK, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def _lift_address_limit() -> None:              # runs in the child, before exec
@@ -291,16 +312,23 @@ def default_timeout() -> float:
 
 
 def compare(ex: Any, source: str, cases: list, labsim: dict[str, bool | None], *, timeout_s: float | None = None,
-            out_of_bounds: frozenset[str] = frozenset()) -> dict:
+            out_of_bounds: frozenset[str] = frozenset(), races: frozenset[str] = frozenset()) -> dict:
     """Run ``source`` natively on ``cases`` and compare with labsim's verdicts (case id -> outputs right, None:
     no verdict, the run was stopped by one of labsim's lab limits).
 
-    Returns the instructor record: ``{"status", "cases": [{case, labsim, gpu, message, memcheck}],
-    "disagreements"}``. A disagreement is a case where both have a verdict and they differ (the GPU's crash or
-    timeout is "wrong"). labsim stops at an out-of-bounds access, which a GPU need not fault on (a read a few
-    bytes past a buffer returns whatever is there): the cases in ``out_of_bounds`` run under compute-sanitizer's
-    memcheck where it is found, so the GPU's verdict counts the access too. After a case times out the remaining
-    cases are not run (each would likely wait as long): their ``gpu`` is None and the message says so."""
+    Returns the instructor record: ``{"status", "cases": [...], "disagreements"}``, per case ``case``, ``labsim``,
+    ``gpu`` (True right, False wrong, None crashed, timed out or not run), ``message``, ``ran`` (it ran natively),
+    ``memcheck``, ``race``, ``seconds``. A disagreement is a case where both have a verdict and they differ (a
+    crash or timeout is "wrong"), except:
+
+    - a case labsim stopped at a lab limit (None: the work or step budget, a launch too large to simulate) is not
+      run natively either: there is nothing to compare, and such a launch is what the hostile corpus entries do;
+    - a case in ``races`` (labsim's run found a data race) runs but is not compared: its outputs depend on the
+      warps' order, labsim's lockstep one and the GPU's another (the race check grades it);
+    - labsim stops at an out-of-bounds access, which a GPU need not fault on (a read a few bytes past a buffer
+      returns whatever is there): the cases in ``out_of_bounds`` run under compute-sanitizer's memcheck where it
+      is found, so the GPU's verdict counts the access too;
+    - after a case times out the remaining cases are not run (each would likely wait as long)."""
     timeout = default_timeout() if timeout_s is None else timeout_s
     sanitizer = find_sanitizer() if out_of_bounds else None
     host = ex.config["host_function"]
@@ -313,8 +341,12 @@ def compare(ex: Any, source: str, cases: list, labsim: dict[str, bool | None], *
             call = ex.call(case)
             n = len(call.args)
             label = f"{case.id} {case.label} seed={case.seed}"
+            want = labsim.get(case.id)
             memcheck = sanitizer if case.id in out_of_bounds else None
-            if stopped:
+            ran, seconds = False, 0.0
+            if want is None:
+                gpu, msg = None, "not run: labsim stopped this case at one of its lab limits (nothing to compare)"
+            elif stopped:
                 gpu, msg = None, f"not run: {stopped} timed out"
             else:
                 if n not in exes:
@@ -323,13 +355,16 @@ def compare(ex: Any, source: str, cases: list, labsim: dict[str, bool | None], *
                     if exe is None:
                         return {"status": "compile_failed", "message": msg, "cases": [], "disagreements": []}
                     exes[n] = exe
+                t0 = time.perf_counter()
                 gpu, msg = (run_case(exes[n], call, work, timeout_s=timeout, memcheck=memcheck) if memcheck
                             else run_case(exes[n], call, work, timeout_s=timeout))
+                ran, seconds = True, round(time.perf_counter() - t0, 3)
                 if gpu is None and msg.startswith("timed out"):
                     stopped = label
-            want = labsim.get(case.id)
-            rec["cases"].append({"case": label, "labsim": want, "gpu": gpu, "message": msg, "memcheck": bool(memcheck)})
-            if want is not None and bool(gpu) != want:
+            race = case.id in races
+            rec["cases"].append({"case": label, "labsim": want, "gpu": gpu, "message": msg, "ran": ran,
+                                 "memcheck": bool(memcheck and ran), "race": race, "seconds": seconds})
+            if ran and not race and bool(gpu) != want:
                 rec["disagreements"].append(f"{label}: labsim {'passed' if want else 'failed'}, "
                                             f"GPU {'passed' if gpu else 'failed'} ({msg})")
     return rec

@@ -218,12 +218,13 @@ def step_gpu(st: GradeState) -> None:
         return
     ctx = st.hidden_ctx
     cases = ctx.all_cases()
-    # outputs only: a race labsim detects may not show on the GPU, so race-freedom is not compared; a run one of
-    # labsim's lab limits stopped (work or step budget, a launch too large to simulate) has no verdict (None)
+    # outputs only: a race labsim detects may not show on the GPU, so race-freedom is not compared (nor the
+    # outputs of a run with a race); a run one of labsim's lab limits stopped has no verdict (None): grading.gpu
     runs = {c.id: ctx.run(c) for c in cases}
     labsim = {k: None if r.limit else bool(r.ok and r.correct) for k, r in runs.items()}
     oob = frozenset(k for k, r in runs.items() if r.error_kind == "oob")
-    rec = gpu.compare(st.exercise, st.graded_source, cases, labsim, out_of_bounds=oob)
+    races = frozenset(k for k, r in runs.items() if r.race_count)
+    rec = gpu.compare(st.exercise, st.graded_source, cases, labsim, out_of_bounds=oob, races=races)
     st.result.instructor["gpu"] = rec
     if rec["disagreements"]:
         st.result.instructor["gpu_disagreements"] = rec["disagreements"]

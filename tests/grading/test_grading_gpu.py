@@ -135,10 +135,13 @@ def test_run_case_lifts_a_batch_workers_address_space_cap_in_its_child(tmp_path)
     assert (tmp_path / "limit.txt").read_text().strip() != str(1024 << 10)     # ulimit -v counts KiB
 
 
-def _fake_compare(monkeypatch, verdicts, labsim, **kw):
+def _fake_compare(monkeypatch, verdicts, labsim, oob=(), races=()):
+    """compare() over len(labsim) cases with a fake build and run_case giving ``verdicts`` in turn; the cases
+    whose flag in ``oob`` / ``races`` is set are labsim's out-of-bounds / racy ones. Returns (record, the memcheck
+    argument of each native run)."""
     ex = load_exercise("vecscale")
     first = _first_case(ex)
-    cases = [Case(f"c{i}", first.kind, first.sizes, i) for i in range(len(verdicts))]
+    cases = [Case(f"c{i}", first.kind, first.sizes, i) for i in range(len(labsim))]
     runs = []
     monkeypatch.setattr(gpu, "build", lambda *a, **k: (Path("/fake"), ""))
     monkeypatch.setattr(gpu, "find_sanitizer", lambda: "/fake/compute-sanitizer")
@@ -147,23 +150,28 @@ def _fake_compare(monkeypatch, verdicts, labsim, **kw):
         runs.append(memcheck)
         return verdicts[len(runs) - 1]
     monkeypatch.setattr(gpu, "run_case", run)
+    pick = lambda flags: frozenset(c.id for c, f in zip(cases, flags) if f)  # noqa: E731
     rec = gpu.compare(ex, "source", cases, {c.id: v for c, v in zip(cases, labsim)}, timeout_s=5,
-                      out_of_bounds=frozenset(c.id for c, o in zip(cases, kw.get("oob", [])) if o))
+                      out_of_bounds=pick(oob), races=pick(races))
     return rec, runs
 
 
-def test_compare_no_verdict_from_a_lab_limit_is_no_disagreement(monkeypatch):
-    """labsim's work budget refused the launch (None): whatever the GPU does is no disagreement; a verdict is."""
-    rec, _ = _fake_compare(monkeypatch, [(True, "ok"), (False, "x: 3 wrong")], [None, True])
+def test_compare_does_not_run_what_labsims_lab_limits_stopped(monkeypatch):
+    """labsim's work budget refused the launch (None): nothing to compare, and it does not run natively."""
+    rec, runs = _fake_compare(monkeypatch, [(False, "x: 3 wrong")], [None, True])
+    assert runs == [None] and [c["ran"] for c in rec["cases"]] == [False, True]
+    assert rec["cases"][0]["message"].startswith("not run: labsim stopped this case at one of its lab limits")
     assert [c["labsim"] for c in rec["cases"]] == [None, True]
     assert len(rec["disagreements"]) == 1 and "labsim passed, GPU failed (x: 3 wrong)" in rec["disagreements"][0]
 
 
 def test_compare_runs_no_case_after_a_timeout(monkeypatch):
-    rec, runs = _fake_compare(monkeypatch, [(None, "timed out after 5 s")] * 3, [None, None, None])
+    """The case that timed out is a disagreement where labsim passed it; the cases after it have no verdict."""
+    rec, runs = _fake_compare(monkeypatch, [(None, "timed out after 5 s")], [True, True, True])
     assert len(runs) == 1 and [c["gpu"] for c in rec["cases"]] == [None, None, None]
+    assert [c["ran"] for c in rec["cases"]] == [True, False, False]
     assert rec["cases"][1]["message"].startswith("not run: ") and rec["cases"][1]["message"].endswith(" timed out")
-    assert rec["disagreements"] == []
+    assert len(rec["disagreements"]) == 1 and "timed out after 5 s" in rec["disagreements"][0]
 
 
 def test_compare_runs_labsims_out_of_bounds_cases_under_memcheck(monkeypatch):
@@ -171,6 +179,15 @@ def test_compare_runs_labsims_out_of_bounds_cases_under_memcheck(monkeypatch):
                               oob=[False, True])
     assert runs == [None, "/fake/compute-sanitizer"]
     assert [c["memcheck"] for c in rec["cases"]] == [False, True] and rec["disagreements"] == []
+
+
+def test_compare_records_but_does_not_compare_a_racy_case(monkeypatch):
+    """A case where labsim found a data race: the GPU's outputs (another order of the warps) are recorded, and a
+    difference from labsim's lockstep outputs is no disagreement; a race-free case still is."""
+    rec, runs = _fake_compare(monkeypatch, [(False, "output: 9 wrong"), (False, "output: 9 wrong")], [True, True],
+                              races=[True, False])
+    assert [c["race"] for c in rec["cases"]] == [True, False] and [c["gpu"] for c in rec["cases"]] == [False, False]
+    assert len(rec["disagreements"]) == 1 and rec["disagreements"][0].startswith("c1 ")
 
 
 def test_argument_file_layout(tmp_path):

@@ -28,12 +28,16 @@ for lesson in ("p2", "lesson08", "lesson09", "lesson10"):
         g = d.get("gpu", {"status": "absent"})
         rows.append({"submission": d["submission"], "verdict": d["verdict"], "score": d["score"],
                      "gpu_status": g.get("status"), "gpu_message": g.get("message"),
-                     "cases": [{k: c.get(k) for k in ("case", "labsim", "gpu", "message", "memcheck")}
-                               for c in g.get("cases", [])],
+                     "cases": [{k: c.get(k) for k in ("case", "labsim", "gpu", "message", "ran", "memcheck", "race",
+                                                      "seconds")} for c in g.get("cases", [])],
                      "disagreements": g.get("disagreements", [])})
     ran = [r for r in rows if r["gpu_status"] == "ran"]
+    cases = [c for r in ran for c in r["cases"]]
     out["challenges"][f"{lesson}_challenge"] = {
-        "submissions": len(rows), "ran_on_gpu": len(ran), "cases_compared": sum(len(r["cases"]) for r in ran),
+        "submissions": len(rows), "ran_on_gpu": len(ran), "cases": len(cases),
+        "cases_run_natively": sum(bool(c["ran"]) for c in cases),
+        "cases_compared": sum(bool(c["ran"]) and c["labsim"] is not None and not c["race"] for c in cases),
+        "gpu_seconds": round(sum(c["seconds"] or 0 for c in cases), 1),
         "disagreements": sum(len(r["disagreements"]) for r in rows), "records": rows}
     print(lesson, {k: v for k, v in out["challenges"][f"{lesson}_challenge"].items() if k != "records"})
     for r in rows:
