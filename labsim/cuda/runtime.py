@@ -62,11 +62,12 @@ class LoadCache:
     measurements/h200/round3, fold_square, vmake_int2, ifelse_shared_load, hist_*). Keyed by buffer; each entry
     holds the byte address per lane, the lanes that loaded and the value."""
 
-    __slots__ = ("entries", "restrict")
+    __slots__ = ("entries", "lane0", "restrict")
     MAX_PER_BUFFER = 16
 
     def __init__(self) -> None:
         self.entries: dict = {}
+        self.lane0: dict = {}            # per key: {lane 0's address: entries} of the entries lane 0 loaded in
         self.restrict: set = set()       # ids of buffers passed as __restrict__ parameters: no other store aliases
 
     def find(self, key, addr, act):
@@ -77,7 +78,9 @@ class LoadCache:
         if not act[f]:                   # a predicated-off instruction still executes: not folded
             return None
         probe = int(addr[f])
-        for e_addr, e_act, value, e_first, e_probe in entries:
+        if f == 0 and probe not in self.lane0[key]:
+            return None                  # no entry has lane 0 at this address (the usual miss, without a scan)
+        for e_addr, e_act, value, e_first, e_probe, _ in entries:
             # the first active lane's address rejects almost every other entry without touching whole arrays:
             # an entry whose first active lane is f compares Python ints; one starting later lacks lane f
             if e_first == f:
@@ -94,10 +97,21 @@ class LoadCache:
     def add(self, key, addr, act, value) -> None:
         """``addr`` and ``act`` are kept as given: the caller hands over arrays nobody changes afterwards."""
         lst = self.entries.setdefault(key, [])
+        lane0 = self.lane0.setdefault(key, {})
         if len(lst) >= self.MAX_PER_BUFFER:
-            lst.pop(0)
+            old = lst.pop(0)
+            if old[5]:
+                n = lane0[old[4]] - 1
+                if n:
+                    lane0[old[4]] = n
+                else:
+                    del lane0[old[4]]
         f = int(act.argmax())
-        lst.append((addr, act, value, f, int(addr[f])))
+        probe = int(addr[f])
+        counted = f == 0 and bool(act[0])
+        lst.append((addr, act, value, f, probe, counted))
+        if counted:
+            lane0[probe] = lane0.get(probe, 0) + 1
 
     def store(self, space: str, buf) -> None:
         """A store or atomic: global memory may alias any global buffer; a shared array only itself."""
@@ -107,12 +121,15 @@ class LoadCache:
             for k in [k for k in self.entries if k[0] == "global" and (k[1] == mine or not (free or k[1] in
                                                                                             self.restrict))]:
                 del self.entries[k]
+                del self.lane0[k]
         else:
             for k in [k for k in self.entries if k[0] == "shared" and k[1] == id(buf)]:
                 del self.entries[k]
+                del self.lane0[k]
 
     def clear(self) -> None:
         self.entries.clear()
+        self.lane0.clear()
 
     def __repr__(self) -> str:
         return f"LoadCache({sum(len(v) for v in self.entries.values())} loads)"
