@@ -30,6 +30,8 @@ class Entry:
     pending: float
     pass_score: float | None = None
     manual_items: dict | None = None        # item id -> points (None: an older results.json)
+    optional: tuple[str, ...] = ()          # manual items outside the pass rule (their points add to the score only)
+    optional_score: float = 0.0             # the points a TA entered for them
 
     def __repr__(self) -> str:
         return f"Entry({self.student!r}, {self.exercise}, {self.score:g}/{self.max_score:g}, {self.verdict})"
@@ -66,7 +68,8 @@ def read_entries(folder: Path) -> list[Entry]:
                                  ";".join(str(v.get("id", "")) for v in extra.get("veto") or []),
                                  float(extra.get("pending_manual_points") or 0),
                                  None if extra.get("pass_score") is None else float(extra["pass_score"]),
-                                 dict(extra["manual_items"]) if isinstance(extra.get("manual_items"), dict) else None))
+                                 dict(extra["manual_items"]) if isinstance(extra.get("manual_items"), dict) else None,
+                                 tuple(str(i) for i in extra.get("optional_manual_items") or ())))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise GradebookError(f"{res}: not a results.json the grader wrote ({type(e).__name__}: {e})") from None
     if not entries:
@@ -165,10 +168,20 @@ def apply_manual(table: dict[str, dict[str, Entry]], path: Path) -> int:
         seen.add((student, x, item))
         e.score = round(e.score + value, 6)
         e.pending = round(e.pending - items[item], 6)
-        e.verdict = ("fail" if e.veto or e.score + e.pending < _pass_score(e)
-                     else "pending" if e.pending > 0 else "pass")
+        if item in e.optional:
+            e.optional_score = round(e.optional_score + value, 6)
+        e.verdict = _verdict(e, items, seen, student, x)
         applied += 1
     return applied
+
+
+def _verdict(e: Entry, items: dict[str, float], seen: set, student: str, x: str) -> str:
+    """The grader's rule (results.SubmissionResult.verdict) on an entry: optional items neither help a pass nor
+    hold the verdict pending."""
+    optional_pending = sum(items[i] for i in e.optional if i in items and (student, x, i) not in seen)
+    score = e.score - e.optional_score
+    pending = round(e.pending - optional_pending, 6)
+    return "fail" if e.veto or score + pending < _pass_score(e) else "pending" if pending > 0 else "pass"
 
 
 def write_course_gradebook(folders: list[Path], out: Path, order: list[str] | None = None,

@@ -9,7 +9,7 @@ answers after publishing sets ``rubric_visibility = "full"`` in the exercise's c
 """
 from __future__ import annotations
 
-from .results import TestResult
+from .results import OPTIONAL, TestResult
 from .source import Submission
 from .spec import Exercise, ManualItem
 
@@ -57,12 +57,14 @@ def manual_tests(ex: Exercise, sub: Submission) -> list[TestResult]:
             answer = "（未作答。）"
         else:
             answer = text if len(text) <= MAX_ANSWER_CHARS else text[:MAX_ANSWER_CHARS] + "…（已截断）"
-        output = f"待人工评分（{item.points:g} 分）。\n\n学生作答：\n{answer}"
+        optional = "" if item.counts_toward_pass else "选做：这一项的分数计入总分，但不计入通过规则。"
+        output = f"待人工评分（{item.points:g} 分）。{optional}\n\n学生作答：\n{answer}"
         rub = rubric_text(item)
         full = ex.config.get("rubric_visibility", "criteria") == "full"
         if rub:
             output += f"\n\n评分标准：\n{rub if full else criteria_text(item)}"
+        tags = ["manual", "pending"] + ([] if item.counts_toward_pass else [OPTIONAL])
         out.append(TestResult(f"manual_{item.id}", item.name, 0, item.points, "pending", output,
-                              ["manual", "pending"], ex.config.get("manual_visibility", "after_published"),
+                              tags, ex.config.get("manual_visibility", "after_published"),
                               detail=f"评分标准（只给老师）：\n{rub}" if rub else ""))
     return out

@@ -25,6 +25,9 @@ def plain(text: str) -> str:
     return _CODE_SPAN.sub(lambda m: f"“{m.group(1)}”", text)
 
 
+OPTIONAL = "optional"          # the tag of a manual item outside the pass rule (grading.manual)
+
+
 @dataclass
 class TestResult:
     """One line of the report: a check, a conformance/compile gate or a manual item."""
@@ -105,10 +108,15 @@ class SubmissionResult:
 
     @property
     def verdict(self) -> str:
-        """"fail" when a veto or the reachable score rules a pass out, "pass", or "pending" (manual)."""
-        if self.vetoes or self.score + self.pending_max < self.pass_score:
+        """"fail" when a veto or the reachable score rules a pass out, "pass", or "pending" (manual). Optional
+        items (tag ``optional``: a challenge's design explanation) are outside the rule: they neither help a
+        pass nor hold the verdict pending."""
+        counted = [t for t in self.tests if OPTIONAL not in t.tags]
+        score = sum(t.score for t in counted)
+        pending = sum(t.max_score for t in counted if t.status == "pending")
+        if self.vetoes or score + pending < self.pass_score:
             return "fail"
-        return "pending" if self.pending_max else "pass"
+        return "pending" if pending else "pass"
 
     def to_gradescope(self) -> dict[str, Any]:
         return {
@@ -128,6 +136,9 @@ class SubmissionResult:
                 # manual item id -> its points: what a TA's manual-scores CSV may fill (grading.gradebook)
                 "manual_items": {t.id.removeprefix("manual_"): t.max_score for t in self.tests
                                  if "manual" in t.tags},
+                # the manual items outside the pass rule (their points add to the score only)
+                "optional_manual_items": [t.id.removeprefix("manual_") for t in self.tests
+                                          if "manual" in t.tags and OPTIONAL in t.tags],
                 "blank": self.blank,
                 "labsim": _labsim_counting(),
             },
@@ -172,5 +183,10 @@ def summary_text(res: SubmissionResult) -> str:
     lines.append(f"自动评分得分 {a_score:g}/{a_max:g}；待人工评分 {res.pending_max:g} 分。")
     for v in res.vetoes:
         lines.append(f"一票否决：{v.title}。{v.reason}")
-    lines.append(f"结论：{VERDICT_LABELS[res.verdict]}（通过需要总分不低于 {res.pass_score:g}/{res.max_score:g} 且没有一票否决）。")
+    optional = sum(t.max_score for t in res.tests if OPTIONAL in t.tags)
+    if optional:
+        lines.append(f"结论：{VERDICT_LABELS[res.verdict]}（通过需要选做项之外的得分不低于 {res.pass_score:g}/"
+                     f"{res.max_score - optional:g} 且没有一票否决；选做的人工评分 {optional:g} 分计入总分，不计入通过规则）。")
+    else:
+        lines.append(f"结论：{VERDICT_LABELS[res.verdict]}（通过需要总分不低于 {res.pass_score:g}/{res.max_score:g} 且没有一票否决）。")
     return "\n".join(lines)

@@ -46,9 +46,12 @@ class ManualItem:
     headings: tuple[str, ...]
     marker: str
     rubric: dict = field(default_factory=dict)
+    # False: optional points outside the pass rule (a challenge's design explanation): they add to the score,
+    # but the verdict neither needs them nor waits for them
+    counts_toward_pass: bool = True
 
     def __repr__(self) -> str:
-        return f"ManualItem({self.id!r}, {self.points} pts)"
+        return f"ManualItem({self.id!r}, {self.points} pts{'' if self.counts_toward_pass else ', optional'})"
 
 
 @dataclass
@@ -188,6 +191,25 @@ class Exercise:
 CHECK_OUTPUT_FORMAT = 3
 # and for whole-kernel exercises (the challenges) only: 2: the counter table (grading.whole.CounterTable)
 WHOLE_OUTPUT_FORMAT = 2
+
+
+def _manual_items(cfg_path: Path, config: dict, rubric: dict) -> list[ManualItem]:
+    """``[[manual]]``; an item with ``counts_toward_pass = false`` is optional (outside the pass rule), and
+    ``optional_manual = false`` at the top of the config drops every optional item (the instructor's switch)."""
+    keep_optional = config.get("optional_manual", True)
+    if not isinstance(keep_optional, bool):
+        raise SpecError(f"{cfg_path}: optional_manual must be true or false, not {keep_optional!r}")
+    items = []
+    for m in config.get("manual", []):
+        counts = m.get("counts_toward_pass", True)
+        if not isinstance(counts, bool):
+            raise SpecError(f"{cfg_path}: [[manual]] {m.get('id')!r}: counts_toward_pass must be true or false, "
+                            f"not {counts!r}")
+        if not counts and not keep_optional:
+            continue
+        items.append(ManualItem(m["id"], m["name"], float(m["points"]), tuple(m["headings"]), m.get("marker", ""),
+                                rubric.get(m["id"], {}), counts))
+    return items
 
 
 def roots() -> list[Path]:
@@ -330,8 +352,7 @@ def load_exercise(name: str | Path) -> Exercise:
             raise SpecError(f"{name}: {mod.__name__} must define cases()")
     rubric_path = folder / "rubric.toml"
     rubric = tomllib.loads(rubric_path.read_text(encoding="utf-8")) if rubric_path.is_file() else {}
-    manual = [ManualItem(m["id"], m["name"], float(m["points"]), tuple(m["headings"]), m.get("marker", ""),
-                         rubric.get(m["id"], {})) for m in config.get("manual", [])]
+    manual = _manual_items(cfg_path, config, rubric)
     try:
         rules = BlankRules.from_config(config.get("blank_rules", {}))
     except (ValueError, TypeError) as e:
