@@ -56,7 +56,8 @@ exercise's hidden checks, rubric, solution and instructor secret: **keep the zip
    `/autograder/venv`; no network is needed after that, no GPU and no nvcc (labsim interprets the kernel;
    where nvcc exists it also compiles it).
 3. Memory 2 GB or more and the default time limit are enough: one submission takes seconds; the grader
-   stops a submission at `[limits] time_limit_s` = {time_limit} s of its own.
+   stops a submission's graded steps at `[limits] time_limit_s` = {time_limit} s of its own (the ungraded run
+   of a student's edits outside the blank comes after them, under `[limits] edited_time_limit_s`).
 4. Test the autograder with `grading/exercises/{exercise}/solution.cu` from the instructor repository:
    {auto}/{auto} automatic points, {manual} manual points pending, no veto.
 
@@ -64,7 +65,7 @@ exercise's hidden checks, rubric, solution and instructor secret: **keep the zip
 
 `results.json` follows Gradescope's schema: one test per check; hidden checks show counts only ("非方阵：2/3"),
 never their inputs; vetoes are listed in the overall output. A submission passes with at least {pass_score}
-points and no veto. Manual items are tests tagged `manual` with 0 points and visibility
+points and no veto.{optional} Manual items are tests tagged `manual` with 0 points and visibility
 `{manual_visibility}`; their output holds the student's answer, the question and the general criteria, never
 the model answer (set `rubric_visibility = "full"` in the exercise's config.toml to show it).
 
@@ -123,7 +124,10 @@ def readme(ex) -> str:
                          auto=f"{total - manual:g}", manual=f"{manual:g}", target=ex.config.get("target", ""),
                          time_limit=ex.limits.get("time_limit_s", 120), pass_score=ex.config["pass_score"],
                          manual_visibility=ex.config.get("manual_visibility", "after_published"),
-                         items="、".join(f"{m.id} {m.points:g} 分" for m in ex.manual) or "none")
+                         items="、".join(f"{m.id} {m.points:g} 分" for m in ex.manual) or "none",
+                         optional="".join(f" The optional manual item {m.id} ({m.points:g} points) adds to the score "
+                                          "but does not count toward passing (config `optional_manual = false` "
+                                          "turns it off)." for m in ex.manual if not m.counts_toward_pass))
 
 
 def build_bundle(exercise: str | Path, out: Path) -> Path:
