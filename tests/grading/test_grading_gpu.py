@@ -292,3 +292,82 @@ def test_labsim_still_agrees_with_the_recorded_gpu_verdicts(name, monkeypatch):
     assert [c["case"] for c in now["cases"]] == [c["case"] for c in rec["cases"]]   # the same hidden cases
     assert [c["labsim"] for c in now["cases"]] == [c["labsim"] for c in rec["cases"]]
     assert now["disagreements"] == []
+
+
+# ---- the four whole-kernel challenges' corpora on the H200 (measurements/h200/grading_gpu/README.md) ----------
+
+RECORDED_CHALLENGES = REPO / "measurements" / "h200" / "grading_gpu" / "challenges.json"
+
+
+def _challenge_records():
+    return json.loads(RECORDED_CHALLENGES.read_text(encoding="utf-8"))
+
+
+def test_recorded_h200_challenges_run_found_no_disagreement():
+    """Every challenge's corpus and reference graded with --gpu on the H200: no case where both had a verdict and
+    they differed; every case labsim stopped at a lab limit stayed off the GPU; every case labsim found out of
+    bounds ran under memcheck, which found the access too."""
+    rec = _challenge_records()
+    assert rec["meta"]["gpu"] == "NVIDIA H200" and set(rec["challenges"]) == set(CHALLENGES)
+    for eid, ch in rec["challenges"].items():
+        ran = [r for r in ch["records"] if r["gpu_status"] == "ran"]
+        assert ch["disagreements"] == 0 and len(ran) >= 8 and ch["cases_compared"] >= 60, eid
+        assert {r["submission"] for r in ran} >= {"solution", "baseline"}
+        for r in ran:
+            assert r["disagreements"] == [], (eid, r["submission"])
+            for c in r["cases"]:
+                if c["labsim"] is None:                      # a lab limit: the hostile entries only
+                    assert not c["ran"] and r["submission"].startswith("fails_hostile_"), (eid, c)
+                elif c["memcheck"]:
+                    assert c["labsim"] is False and c["gpu"] is None and "Invalid __global__" in c["message"]
+                elif not c["race"]:
+                    assert c["ran"] and bool(c["gpu"]) == c["labsim"], (eid, r["submission"], c)
+        sol = next(r for r in ran if r["submission"] == "solution")
+        assert all(c["labsim"] is True and c["gpu"] is True for c in sol["cases"])
+
+
+def test_recorded_h200_races_show_or_hide_as_the_readme_says():
+    """The racy entries' cases are recorded, not compared: lesson 9's tile read without a barrier came out wrong
+    on the H200 in every racy case; P2's and lesson 10's missing second barrier came out right in every one (the
+    race check grades them, not the GPU's luck)."""
+    ch = _challenge_records()["challenges"]
+    racy = {(eid, r["submission"]): [c for c in r["cases"] if c["race"]] for eid, v in ch.items() for r in v["records"]}
+    racy = {k: v for k, v in racy.items() if v}
+    assert set(racy) == {("p2_challenge", "fails_race_no_second_barrier"),
+                         ("lesson09_challenge", "fails_race_no_barrier"),
+                         ("lesson10_challenge", "fails_race_no_second_barrier")}
+    assert all(c["labsim"] is True for cs in racy.values() for c in cs)      # lockstep order: right outputs
+    assert all(c["gpu"] is False for c in racy["lesson09_challenge", "fails_race_no_barrier"])
+    assert all(c["gpu"] is True for c in racy["p2_challenge", "fails_race_no_second_barrier"])
+    assert all(c["gpu"] is True for c in racy["lesson10_challenge", "fails_race_no_second_barrier"])
+
+
+@needs_cuda
+@pytest.mark.parametrize("eid,name", [
+    ("p2_challenge", "fails_out_of_bounds_full_block_load"), ("p2_challenge", "fails_race_no_second_barrier"),
+    ("lesson08_challenge", "fails_out_of_bounds_no_guard"), ("lesson08_challenge", "fails_ragged_grid_rounds_down"),
+    ("lesson09_challenge", "fails_race_no_barrier"), ("lesson09_challenge", "fails_hostile_huge_launch"),
+    ("lesson10_challenge", "fails_out_of_bounds_unguarded_loads"), ("lesson10_challenge", "solution")])
+def test_labsim_still_agrees_with_the_recorded_gpu_verdicts_on_the_challenges(eid, name, monkeypatch):
+    """Replay the H200's per-case verdicts through the pipeline: labsim, run now, gives the same verdicts, the
+    same lab limits (not run), the same races and the same out-of-bounds cases (run under memcheck)."""
+    rec = next(r for r in _challenge_records()["challenges"][eid]["records"] if r["submission"] == name)
+    ex = load_exercise(eid)
+    monkeypatch.setattr(gpu, "status", lambda: (True, "recorded H200"))
+    monkeypatch.setattr(gpu, "build", lambda *a, **k: (Path("/recorded"), ""))
+    monkeypatch.setattr(gpu, "find_sanitizer", lambda: "/recorded/compute-sanitizer")
+    native = iter([c for c in rec["cases"] if c["ran"]])
+    memchecks = []
+
+    def replay(exe, call, work, timeout_s, memcheck=None):
+        memchecks.append(bool(memcheck))
+        c = next(native)
+        return c["gpu"], c["message"]
+    monkeypatch.setattr(gpu, "run_case", replay)
+    path = ex.solution_path if name == "solution" else CORPORA / eid / f"{name}.cu"
+    res = grade_submission(path, ex, options=Options(nvcc="off", gpu=True))
+    now = res.instructor["gpu"]
+    for key in ("case", "labsim", "ran", "race", "memcheck"):      # the same hidden cases, the same verdicts
+        assert [c[key] for c in now["cases"]] == [c[key] for c in rec["cases"]], key
+    assert memchecks == [c["memcheck"] for c in rec["cases"] if c["ran"]]
+    assert now["disagreements"] == [] and next(native, None) is None
