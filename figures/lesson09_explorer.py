@@ -48,8 +48,10 @@ def _access(pad: int, dtype: str, access: str, swizzle: bool, index: int):
     return tile_access(pad, dtype, access, swizzle, index=index)
 
 
+@functools.lru_cache(maxsize=256)
 def per_index_wavefronts(pad: int, dtype: str, access: str, swizzle: bool) -> tuple[int, ...]:
-    """labsim's wavefront count of the access at each of the 32 columns (rows for ``access="row"``)."""
+    """labsim's wavefront count of the access at each of the 32 columns (rows for ``access="row"``); once per
+    setting (the static explorer asks it again for each of the 32 indices)."""
     return tuple(int(_access(pad, dtype, access, swizzle, i).wavefronts) for i in INDICES)
 
 
