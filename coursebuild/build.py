@@ -319,7 +319,9 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
     # 3. Render.
     t = time.perf_counter()
     # Quarto brings its own Mermaid; MathJax comes from npm for both renderers (never from a CDN).
-    vendor_files = ensure_vendor(build_dir / "vendor", names=("mathjax",) if use_quarto else None)
+    # COURSEBUILD_VENDOR_CACHE: one cache for several projects (the test suite's many fixture builds share one)
+    vendor_cache = Path(os.environ.get("COURSEBUILD_VENDOR_CACHE") or build_dir / "vendor")
+    vendor_files = ensure_vendor(vendor_cache, names=("mathjax",) if use_quarto else None)
     for name, vf in vendor_files.items():
         log(f"coursebuild: {name}: {vf.note if vf.path else 'not available: ' + vf.note}")
         if vf.path is None:

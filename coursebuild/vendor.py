@@ -2,7 +2,8 @@
 
 Pages must work offline (a classroom without internet, the headless test browser), so scripts are
 never loaded from a CDN. At build time the pinned npm packages are fetched with ``npm pack`` (npm
-checks the registry's integrity hash) into ``_build/vendor/`` once, and the one file each page needs
+checks the registry's integrity hash) into ``_build/vendor/`` (or ``$COURSEBUILD_VENDOR_CACHE``, shared by several
+projects) once, and the one file each page needs
 is copied into the site (Quarto pages: MathJax only, at :data:`QUARTO_MATHJAX`;
 Quarto brings its own Mermaid):
 
