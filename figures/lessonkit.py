@@ -288,12 +288,12 @@ def challenge_speed(eid: str) -> Note:
     from . import recordings
     ref, base = (recordings.challenge_speed(eid, v) for v in ("solution", "baseline"))
     if ref is None or base is None:
-        return Note("H200 上的速度（round 3 实测）尚未记录。")
+        return Note("H200 上的速度（第三轮测量）尚未记录。")
     key, unit = ("gflops_median", "GFLOP/s") if "gflops_median" in ref else ("gbps_median", "GB/s")
     size = "×".join(str(ref[k]) for k in ("M", "N", "K") if k in ref) or f"n = {ref.get('n')}"
     r = ref[key] / base[key]
-    return Note(f"H200 上的速度（round 3 实测，{size}，20 次启动的中位数）：参考解 {ref[key]:.0f} {unit}，"
-                f"课上的基线 kernel {base[key]:.0f} {unit}" + (f"，快 {r:.1f} 倍。" if r >= 1.1 else
+    return Note(f"H200 上的速度（第三轮测量，{size}，20 次启动的中位数）：参考解 {ref[key]:.0f} {unit}，"
+                f"课上的基线内核 {base[key]:.0f} {unit}" + (f"，快 {r:.1f} 倍。" if r >= 1.1 else
                 f"（参考解是基线的 {r:.2f} 倍）。" + exercise(eid).config.get("h200", {}).get("note", "")))
 
 

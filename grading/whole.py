@@ -172,7 +172,7 @@ def h200_speed(ex) -> str:
     h = ex.config.get("h200")
     if not h:
         return ""
-    return (f"H200 在 {h['size']} 上实测参考解 {h['reference']:g} {h['unit']}、课上的基线 kernel "
+    return (f"H200 在 {h['size']} 上实测参考解 {h['reference']:g} {h['unit']}、课上的基线内核 "
             f"{h['baseline']:g} {h['unit']}（{h['reference'] / h['baseline']:.1f} 倍）。{h.get('note', '')}")
 
 
@@ -245,7 +245,7 @@ class CounterTable:
     def speed_text(self) -> str:
         where = f"（{self.size}）" if self.size else ""
         return (f"H200 实测速度{where}：参考解 {self._speed(self.reference_speed)}；"
-                f"课上的基线 kernel {self._speed(self.baseline_speed)}。{self.note}")
+                f"课上的基线内核 {self._speed(self.baseline_speed)}。{self.note}")
 
     def text_lines(self) -> list[str]:
         """Plain text (the check cell, results.json): one line per counter and one for the speeds."""

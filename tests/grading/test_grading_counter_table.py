@@ -54,7 +54,7 @@ def test_the_table_holds_the_students_own_counters(tmp_path):
     # the H200's speeds of the reference and the baseline, as recorded in the config
     h = ex.config["h200"]
     for _, rep, res in mine.values():
-        speed = f"H200 实测速度（{h['size']}）：参考解 {h['reference']:g} GB/s；课上的基线 kernel {h['baseline']:g} GB/s。"
+        speed = f"H200 实测速度（{h['size']}）：参考解 {h['reference']:g} GB/s；课上的基线内核 {h['baseline']:g} GB/s。"
         assert speed in rep.text() and speed in res.to_gradescope()["output"]
         # the HTML view and feedback.md carry the same table
         html = rep.html()
@@ -84,7 +84,7 @@ def test_speeds_not_recorded_say_so(tmp_path):
     ex2.__dict__.update(ex.__dict__)
     ex2.config = {k: v for k, v in ex.config.items() if k != "h200"}
     table = counter_table(ex2, st.public_ctx)
-    assert "H200 实测速度：参考解 未记录；课上的基线 kernel 未记录。" in table.text_lines()[-1]
+    assert "H200 实测速度：参考解 未记录；课上的基线内核 未记录。" in table.text_lines()[-1]
 
 
 def _shapes(case_label: str) -> list[str]:

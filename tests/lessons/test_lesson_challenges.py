@@ -98,7 +98,7 @@ def test_targets_and_speeds_come_from_the_config_and_the_recording(page):
     text = "\n".join(shown)
     for c in cfg["counter"]:
         assert f"不超过 {c['target']:g}" in text and f"参考解 {c['reference']:g}" in text
-    assert f"参考解 {ref[key]:.0f}" in text and f"基线 kernel {base[key]:.0f}" in text
+    assert f"参考解 {ref[key]:.0f}" in text and f"基线内核 {base[key]:.0f}" in text
     r = ref[key] / base[key]
     if r >= 1.1:
         assert f"快 {r:.1f} 倍" in text
