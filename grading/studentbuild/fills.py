@@ -80,10 +80,16 @@ def _span(code: str, first: int, end: int) -> str:
 
 
 def _regex(toks: tuple[str, ...]) -> re.Pattern:
-    body = r"\s*".join(re.escape(t) for t in toks)
-    head = r"(?<![\w])" if re.match(r"\w", toks[0]) else ""
+    r"""The tokens in order, any whitespace between, not inside a longer word at either end.
+
+    The start's word boundary is checked after the first token (``int(?<!\wint)``, the same as ``(?<!\w)int``):
+    a pattern that begins with literal text lets ``re`` jump from one occurrence of it to the next instead of
+    trying every position of a page (20x faster over the site's megabytes of HTML)."""
+    first = re.escape(toks[0])
+    head = rf"(?<!\w{first})" if re.match(r"\w", toks[0]) else ""
+    body = first + head + "".join(r"\s*" + re.escape(t) for t in toks[1:])
     tail = r"(?![\w])" if re.match(r".*\w$", toks[-1]) else ""
-    return re.compile(head + body + tail)
+    return re.compile(body + tail)
 
 
 def fill_patterns(fills: list[Fill], public: list[str]) -> list[tuple[str, str, re.Pattern]]:

@@ -43,6 +43,8 @@ import os  # noqa: E402
 import re  # noqa: E402
 
 import pytest  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 from coursebuild.leaks import (ALLOW_FILLS, exercise_fills, fill_patterns, public_code, reference_fill,  # noqa: E402
                                scan_for_fills)
@@ -99,6 +101,21 @@ def test_scan_finds_a_fill_however_spaced_and_wherever(tmp_path):
     assert sorted(re.match(r".*/(\w\.\w+):", h)[1] for h in hits) == ["a.py", "b.html", "c.ipynb", "e.txt", "e.txt"]
     assert scan_for_fills(sorted(tmp_path.iterdir()), pats, allow={"a.py": {"x"}, "e.txt": {"x"}, "b.html": {"x"},
                                                                    "c.ipynb": {"x"}}) == []
+
+
+@given(st.lists(st.sampled_from(["int", "e", "=", "tx", "*", "TILE_DIM", "+", "j", ";", "_", "1", "(", ")", " ", "\n",
+                                   "\t", "x", "a"]), max_size=30),
+       st.sampled_from([("int", "e", "=", "tx", "*", "TILE_DIM", "+", "j", ";"), ("tx", "*", "TILE_DIM", "+", "j"),
+                        ("(", "tx", "+", "j", ")", "*", "e"), ("TILE_DIM", "+", "1"), ("e",)]))
+def test_fill_regex_is_the_plain_token_pattern(parts, toks):
+    """The pattern searched (its word boundary checked after the first token, for speed) finds exactly what
+    the plain pattern finds: tokens with any whitespace between, no word character just before or after."""
+    from grading.studentbuild.fills import _regex
+    text = "".join(parts)
+    head = r"(?<![\w])" if re.match(r"\w", toks[0]) else ""
+    tail = r"(?![\w])" if re.match(r".*\w$", toks[-1]) else ""
+    plain = re.compile(head + r"\s*".join(re.escape(t) for t in toks) + tail)
+    assert [m.span() for m in _regex(toks).finditer(text)] == [m.span() for m in plain.finditer(text)]
 
 
 def test_exercises_outside_the_root_count(tmp_path, monkeypatch):
