@@ -35,3 +35,19 @@ def site_root(renderer: str) -> Path:
 
 def build_info(root: Path) -> dict:
     return json.loads((root / "_site" / "build-info.json").read_text(encoding="utf-8"))
+
+
+def explorer_cache(build: bool = True) -> Path | None:
+    """The fallback build's cache of static explorer specs (``_build/explorer-cache/<inputs digest>/<key>.json``):
+    the specs its pages embed, computed once per build by the same code from the same inputs. A test that
+    reads an explorer's spec points ``COURSEBUILD_EXPLORER_CACHE`` here (and uses the build's key) instead of
+    computing the whole grid again (lesson 10's: ~4 s of CPU). ``build=False``: None unless the site is already
+    current (the caller then computes the spec itself; the outcome is the same, only the cost differs)."""
+    from coursebuild.build import site_is_current
+    if build:
+        root = site_root("fallback")
+    else:
+        root = REPO if find_quarto() is None else REPO / "_build" / "fallback"
+        if not site_is_current(REPO, renderer="fallback", out=None if root == REPO else root):
+            return None
+    return root / "_build" / "explorer-cache" / build_info(root)["inputs_digest"][:16]

@@ -17,9 +17,23 @@ import pytest  # noqa: E402
 
 @pytest.fixture(scope="session")
 def bank_explorer():
-    """Lesson 9's static bank explorer, its spec computed once (1920 labsim views, ~7 s CPU) for the
-    independent-count tests and the browser tests alike; both only read it."""
+    """Lesson 9's static bank explorer, its spec computed once (1920 labsim views) for the independent-count
+    tests and the browser tests alike; both only read it. Where the fallback site is already built (a whole run
+    builds it first), the spec is the one its lesson 9 page embeds, read from the build's cache (same code,
+    same inputs); else it is computed here."""
+    from sitebuilds import explorer_cache
+
     from figures import lesson09_explorer
-    ex = lesson09_explorer.static_bank_explorer(key="bank")
-    ex.spec()
+    cache = explorer_cache(build=False)
+    before = os.environ.get("COURSEBUILD_EXPLORER_CACHE")
+    if cache is not None:
+        os.environ["COURSEBUILD_EXPLORER_CACHE"] = str(cache)
+    try:
+        ex = lesson09_explorer.static_bank_explorer()
+        ex.spec()
+    finally:
+        if before is None:
+            os.environ.pop("COURSEBUILD_EXPLORER_CACHE", None)
+        else:
+            os.environ["COURSEBUILD_EXPLORER_CACHE"] = before
     return ex

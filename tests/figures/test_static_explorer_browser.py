@@ -42,7 +42,7 @@ def page(tmp_path_factory, bank_explorer):
 
 def test_moving_controls_updates_numbers_and_figure(page):
     pg, ex, errors = page
-    root = "#bank"
+    root = f"#{ex.key}"
     assert explorer_drive.numbers(pg, root)["wavefronts"] == str(tile_access(0, "float32", "column").wavefronts)
     pg.select_option(f"{root} select", label="__half (float16)")
     pg.locator(f"{root} .ce-control[data-control=pad] input[type=range]").fill("1")
@@ -67,7 +67,7 @@ def test_moving_controls_updates_numbers_and_figure(page):
 
 def test_every_state_shows_labsims_counts(page):
     pg, ex, errors = page
-    shown = explorer_drive.sweep(pg, "#bank")
+    shown = explorer_drive.sweep(pg, f"#{ex.key}")
     spec = ex.spec()
     assert len(shown) == len(spec["states"]) == 1920
     per_index: dict[tuple, list[int]] = {}

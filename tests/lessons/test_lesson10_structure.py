@@ -8,6 +8,7 @@ import re
 import pytest
 
 from lessonref import REPO, answer_only, challenge_line, read_lesson, run_cell, shown_texts
+from sitebuilds import explorer_cache
 
 from figures import lesson10
 from figures.table import Table
@@ -87,6 +88,7 @@ def test_figures_are_referred_to_after_they_exist(lesson):
 
 def test_explorer_static_build(monkeypatch):
     monkeypatch.setenv("COURSEBUILD_STATIC", "1")
+    monkeypatch.setenv("COURSEBUILD_EXPLORER_CACHE", str(explorer_cache()))   # the page's spec, computed once
     ex = lesson10.bank_explorer()
     assert ex.view_at(tile=16, pad=0, access="b_col", k=0)["wavefronts"] == 8
     assert ex.view_at(tile=32, pad=1, access="b_col", k=5)["wavefronts"] == 1

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from lessonref import REPO, read_lesson
+from sitebuilds import explorer_cache
 
 from figures import lesson10
 from labsim.gpus import get_gpu
@@ -180,6 +181,7 @@ def test_explorer_ranges_are_the_widgets_and_the_vector_view_explains_itself(mon
     assert "不是 16 的倍数" in v["caption"] and v["wavefronts"] == lesson10.explorer_view(16, 1, "b_col", 0)["wavefronts"]
     assert "不会合并" in lesson10.explorer_view(16, 0, "b_row", 0, 16)["caption"]
     monkeypatch.setenv("COURSEBUILD_STATIC", "1")
+    monkeypatch.setenv("COURSEBUILD_EXPLORER_CACHE", str(explorer_cache()))   # the page's spec, computed once
     ex = lesson10.bank_explorer()
     assert ex.view_at(tile=32, pad=4, access="b_col", k=5, width=16)["wavefronts"] == 4
     assert ex.view_at(tile=32, pad=0, access="b_col", k=31, width=4)["wavefronts"] == 32
