@@ -200,9 +200,11 @@ class RaceTracker:
             same = s["r_epoch"][pos] == epoch
             # warp of a thread id: >> 5 is // WARP for every int64 (-1, no reader, stays -1), and cheaper
             multi = same & (((r_tid >> 5) != warp) | s["r_multi"][pos])
-            s["r_multi"][pos[~same]] = False
             s["r_tid"][pos] = tid
             multi |= s["r_tid"][pos] >> 5 != warp
+            # an element ends "read by several warps" iff one of its lanes says so (an element read before in
+            # this epoch with the flag set has it in ``multi``): clear every element read, then set those
+            s["r_multi"][pos] = False
             s["r_multi"][pos[multi]] = True
             s["r_epoch"][pos] = epoch
             s["r_line"][pos] = ln
