@@ -41,6 +41,8 @@ from .stats import Stats
 
 WARP = 32
 _INT64 = np.dtype(np.int64)
+# ndarray.any()/.all() go through numpy's Python-level wrappers; the hot paths call the ufunc reductions directly
+_ANY, _ALL = np.logical_or.reduce, np.logical_and.reduce
 SCHEDULES = ("lockstep", "adversarial")
 # Lanes per thread set (rounded to whole blocks): large enough that numpy's per-call cost is amortised, small
 # enough that a set's arrays (coordinates, masks, addresses, shared memory and its race shadow) stay in cache.
@@ -328,7 +330,7 @@ class Block:
             bad = over if self._all else over & act
         else:
             bad = act & ((idx < 0) | (idx >= limit))
-        if bad.any():
+        if _ANY(bad, axis=None):
             i = int(np.argmax(bad))
             flat = int(idx[i])
             place, size = f"{name}[{flat}]", f"{limit}"
@@ -433,9 +435,10 @@ class Block:
         self._scatter(data, idx, value, act)
 
     def _gather(self, data, idx, act):
+        # ndarray.take: what data[idx] gives for a 1-D array and in-bounds indices, in half the time per lane
         if self._all:
-            return data[idx]
-        out = data[np.where(act, idx, 0)] if data.size else np.zeros(idx.shape, data.dtype)
+            return data.take(idx)
+        out = data.take(np.where(act, idx, 0)) if data.size else np.zeros(idx.shape, data.dtype)
         out[~act] = np.zeros((), data.dtype)
         return out
 
@@ -547,13 +550,13 @@ class Block:
             return False
         # each block against the one before it (contiguous slices compare faster than a broadcast row)
         if self._all:
-            return bool((off[per:] == off[:-per]).all())
-        if not (act[per:] == act[:-per]).all():
+            return bool(_ALL(off[per:] == off[:-per]))
+        if not _ALL(act[per:] == act[:-per]):
             return False
         reach = self._reach
-        if reach is not act and not (reach[per:] == reach[:-per]).all():
+        if reach is not act and not _ALL(reach[per:] == reach[:-per]):
             return False
-        return bool(((off[per:] == off[:-per]) | ~act[per:]).all())
+        return bool(_ALL((off[per:] == off[:-per]) | ~act[per:]))
 
     def _race(self, sh, elem, act, line, is_write, uniform):
         ctx = self._ctx

@@ -395,7 +395,7 @@ class CountingModel:
 
     def _account(self, s, addr, active, reach, times=1) -> np.ndarray:
         nw = addr.shape[0]
-        if active.all():        # the common case, without per-row reductions
+        if np.logical_and.reduce(active, axis=None):     # the common case, without per-row reductions
             s.executed += self.executed(reach, nw) * times
             if nw:
                 s.requests += nw * times

@@ -34,6 +34,7 @@ from .memory import SharedArray
 MAX_REPORTED = 100
 WARP = 32
 FOLD = True    # fold uniform accesses onto one block's shadow (tests switch it off to compare)
+_ANY = np.logical_or.reduce    # ndarray.any() without numpy's Python-level wrapper (1-D arrays here)
 _EMPTY = {"w_tid": (np.int64, -1), "w_epoch": (np.int32, -1), "w_line": (np.int32, 0),
           "r_tid": (np.int64, -1), "r_epoch": (np.int32, -1), "r_line": (np.int32, 0), "r_multi": (bool, False),
           # racecheck-style tally: whether the last write's first other-thread read was reported
@@ -172,7 +173,7 @@ class RaceTracker:
         ``epoch`` per lane or one for all), each hazard counted ``blocks.n`` times."""
         ln = -1 if line is None else int(line)
         # a hazard needs an access of the same barrier interval before: most instructions have none to look at
-        live = (s["w_epoch"][pos] == epoch).any() or (is_write and (s["r_epoch"][pos] == epoch).any())
+        live = _ANY(s["w_epoch"][pos] == epoch) or (is_write and _ANY(s["r_epoch"][pos] == epoch))
         if live:
             self._racecheck(sh, s, pos, tid, warp, epoch, ln, is_write, blocks.n)
             w_tid = s["w_tid"][pos]
