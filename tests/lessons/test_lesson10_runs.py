@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-from lessonref import REPO, answer_only, read_lesson, site_notebook
+from lessonref import REPO, answer_only, challenge_line, read_lesson, site_notebook
 
 from figures import lesson10  # noqa: F401
 from figures import lessonkit as kit
@@ -17,11 +17,19 @@ LESSON10 = REPO / "lessons" / "lesson10_gemm_tiled.qmd"
 
 
 def _notebook(branch: str, fill: str | None = None):
+    """The lesson's cells up to its exercise's check cell, then only its labelled figures (race map, inner-loop
+    heatmaps, roofline) before the challenge: the tables between run the reference fill (lessonkit.demo_fill
+    outside the build), as the site build's answer branch runs them, top to bottom, on every build."""
+    lesson = read_lesson(LESSON10)
+    check_line = min(c.line for c in lesson.cells if c.options.get("course_role") == "check")
+    end = challenge_line(lesson)
     cells = []
-    for c in read_lesson(LESSON10).cells:
+    for c in lesson.cells:
         if c.lang != "python":
             continue
         if branch == "exercise" and (answer_only(c.divs) or c.options.get("course_role") == "solution"):
+            continue
+        if c.line > check_line and not (c.line < end and str(c.options.get("label", "")).startswith("fig-")):
             continue
         src = c.source
         if fill is not None and c.options.get("course_role") == "exercise":
