@@ -5,12 +5,13 @@ module's namespace). ``site`` is parametrized over both renderers (``tests/siteb
 a reason when it is not on PATH). Pages are served from a local HTTP server (as a deployed site is; Chromium
 refuses Quarto's module scripts and search index on ``file://``); any request to another host is aborted
 and recorded in ``Opened.outside``, which the tests require to stay empty. Screenshots go to
-``artifacts/site_browser/<renderer>/`` (gitignored; CI keeps them).
+``artifacts/site_browser/<renderer>/`` (gitignored; CI keeps them) where ``COURSE_SCREENSHOTS=1``.
 """
 from __future__ import annotations
 
 import functools
 import http.server
+import os
 import re
 import threading
 from pathlib import Path
@@ -99,6 +100,10 @@ class Opened:
 
 
 def shot(page, renderer: str, name: str) -> None:
-    """Full-page screenshot ``artifacts/site_browser/<renderer>/<name>.png``."""
+    """Full-page screenshot ``artifacts/site_browser/<renderer>/<name>.png`` where ``COURSE_SCREENSHOTS=1``
+    (``.ci/run`` sets it: CI keeps them). Nothing asserts on them, and a long page costs Chromium ~0.8 s of CPU,
+    so a plain ``make test`` takes none."""
+    if os.environ.get("COURSE_SCREENSHOTS") != "1":
+        return
     (ARTIFACTS / renderer).mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / renderer / f"{name}.png"), full_page=True)

@@ -3,7 +3,7 @@
 Every page of both branches (enumerated from _quarto.yml, so a new lesson is covered as it lands), rendered
 by Quarto (skips with a reason when Quarto is not on PATH; ``.ci/run`` installs it) and by the fallback
 renderer. Skips with a reason when ``/usr/bin/chromium`` or the ``playwright`` package is missing.
-Screenshots go to ``artifacts/site_browser/<renderer>/`` (gitignored). No request may leave the machine:
+Screenshots go to ``artifacts/site_browser/<renderer>/`` (gitignored; full pages where ``COURSE_SCREENSHOTS=1``). No request may leave the machine:
 any other host is aborted and fails the test (``tests/sitepages.py``).
 """
 from __future__ import annotations
