@@ -40,16 +40,40 @@ def plain_text(cell) -> str:
     return "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in cell.outputs)
 
 
-def run_cells(nb, cells, tmp_path, monkeypatch):
-    """Run ``cells`` of ``nb`` in a real Jupyter kernel, as the student would; returns the executed copies."""
+def filled_source(nb) -> str:
+    """The exercise cell with its blank filled by the reference's value."""
+    return next(c for c in nb.cells if role(c) == "exercise").source.replace("______", "TILE_DIM + 1")
+
+
+def broken_lines(nb) -> list[str]:
+    """The filled exercise cell's lines with every ``__syncthreads();`` deleted (a racy kernel)."""
+    lines = filled_source(nb).splitlines()
+    assert lines[0].startswith("%%writefile")
+    return [ln for ln in lines if ln.strip() != "__syncthreads();"]
+
+
+@pytest.fixture(scope="module")
+def check_runs(student_nb, tmp_path_factory):
+    """The student's two runs in one real Jupyter kernel, as a student would run them one after the other:
+    setup, the filled exercise cell and its check; then the exercise cell without its barriers and the check
+    again. Returns the two check cells' outputs and the file the second run left behind."""
     import nbformat
     from nbclient import NotebookClient
-    mini = nbformat.v4.new_notebook(cells=[copy.deepcopy(c) for c in cells])
-    mini.metadata = copy.deepcopy(nb.metadata)
-    env_path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    monkeypatch.setenv("PYTHONPATH", env_path)          # the kernel imports this checkout's packages
-    NotebookClient(mini, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
-    return mini.cells
+    setup = next(c for c in student_nb.cells if c.cell_type == "code" and "setup_lesson" in c.source)
+    ex_cell = next(c for c in student_nb.cells if role(c) == "exercise")
+    check_cell = next(c for c in student_nb.cells if role(c) == "check")
+    cells = [copy.deepcopy(c) for c in (setup, ex_cell, check_cell, ex_cell, check_cell)]
+    cells[1].source = filled_source(student_nb)
+    cells[3].source = "\n".join(broken_lines(student_nb)) + "\n"
+    mini = nbformat.v4.new_notebook(cells=cells)
+    mini.metadata = copy.deepcopy(student_nb.metadata)
+    # the kernel imports this checkout's packages
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    path = tmp_path_factory.mktemp("kernel")
+    NotebookClient(mini, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path)}}).execute(
+        env=env)
+    return {"filled": mini.cells[2].outputs, "broken": mini.cells[4].outputs,
+            "broken_file": Path("/tmp/09_transpose_tiled.cu").read_text(encoding="utf-8")}
 
 
 @pytest.fixture(scope="module")
@@ -72,27 +96,20 @@ def test_handed_out_notebook_is_unfilled(ex, student_nb, tmp_path):
     assert {k for k in ("manual_explanation", "manual_Q1", "manual_Q2", "manual_Q3")} <= {t.id for t in res.tests}
 
 
-def test_student_runs_check_and_grader_accepts_receipt(ex, student_nb, tmp_path, monkeypatch):
+def test_student_runs_check_and_grader_accepts_receipt(ex, student_nb, check_runs, tmp_path):
     import nbformat
-    from nbclient import NotebookClient
 
     from grading.grade import Options, grade_submission
     nb = copy.deepcopy(student_nb)
     ex_cell = next(c for c in nb.cells if role(c) == "exercise")
-    ex_cell.source = ex_cell.source.replace("______", "TILE_DIM + 1")
+    ex_cell.source = filled_source(nb)
     # the student types into each question's own answer cell (course_role: answer, course_question)
     for q, item in (("解释你的实现", "explanation"), ("Q1", "Q1"), ("Q2", "Q2"), ("Q3", "Q3")):
         cell = next(c for c in nb.cells if role(c) == "answer" and c.metadata.get("course_question") == item)
         cell.source = f"我的 {q} 回答：因为……所以……\n"
-    # run the setup, exercise and check cells in a real kernel, as the student would
-    setup = next(c for c in nb.cells if c.cell_type == "code" and "setup_lesson" in c.source)
+    # the setup, exercise and check cells ran in a real kernel, as the student would run them (check_runs)
     check_cell = next(c for c in nb.cells if role(c) == "check")
-    mini = nbformat.v4.new_notebook(cells=[copy.deepcopy(c) for c in (setup, ex_cell, check_cell)])
-    mini.metadata = copy.deepcopy(nb.metadata)
-    env_path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    monkeypatch.setenv("PYTHONPATH", env_path)          # the kernel imports this checkout's packages
-    NotebookClient(mini, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
-    check_cell.outputs = mini.cells[2].outputs
+    check_cell.outputs = check_runs["filled"]
     out_text = plain_text(check_cell)
     assert "公开检查全部通过" in out_text and "receipt lesson09" in out_text
     # in a notebook the check shows its HTML source view (the text stays the text/plain of the same output)
@@ -114,7 +131,7 @@ def test_student_runs_check_and_grader_accepts_receipt(ex, student_nb, tmp_path,
     assert [v.id for v in res.vetoes] == ["unrun_output"] and res.verdict == "fail"
 
 
-def test_broken_kernel_reports_the_cells_line_numbers(ex, student_nb, tmp_path, monkeypatch):
+def test_broken_kernel_reports_the_cells_line_numbers(ex, student_nb, check_runs, tmp_path):
     """#9 item 17: the student deletes __syncthreads() in the exercise cell; the check cell's races and
     counters name the lines as the cell shows them (the %%writefile line is line 1), it says so, and the
     grader accepts the saved output of that honest run."""
@@ -125,17 +142,13 @@ def test_broken_kernel_reports_the_cells_line_numbers(ex, student_nb, tmp_path, 
     from grading.grade import Options, grade_submission
     nb = copy.deepcopy(student_nb)
     ex_cell = next(c for c in nb.cells if role(c) == "exercise")
-    cell_lines = ex_cell.source.replace("______", "TILE_DIM + 1").splitlines()
-    assert cell_lines[0].startswith("%%writefile")
-    cell_lines = [ln for ln in cell_lines if ln.strip() != "__syncthreads();"]
+    cell_lines = broken_lines(nb)
     ex_cell.source = "\n".join(cell_lines) + "\n"
     # the lines a student reads in Jupyter's cell gutter (1-based, %%writefile is line 1)
     store = next(i for i, ln in enumerate(cell_lines, 1) if "tile[threadIdx.y + j][threadIdx.x] =" in ln)
     load = next(i for i, ln in enumerate(cell_lines, 1) if "= tile[threadIdx.x][threadIdx.y + j]" in ln)
-    setup = next(c for c in nb.cells if c.cell_type == "code" and "setup_lesson" in c.source)
     check_cell = next(c for c in nb.cells if role(c) == "check")
-    done = run_cells(nb, [setup, ex_cell, check_cell], tmp_path, monkeypatch)
-    check_cell.outputs = done[2].outputs
+    check_cell.outputs = check_runs["broken"]
     text = plain_text(check_cell)
     assert "行号：练习单元格里的行号" in text
     race = next(ln for ln in text.splitlines() if ln.strip().startswith("RAW __shared__"))
@@ -144,7 +157,7 @@ def test_broken_kernel_reports_the_cells_line_numbers(ex, student_nb, tmp_path, 
     html = next(o["data"]["text/html"] for o in check_cell.outputs if "text/html" in o.get("data", {}))
     assert re.search(rf"<tr id='L{load}'[^>]*class='lc-focus'", html) and f"<tr id='L{store}'" in html
     # the edited file itself still counts from its own first line (what nvcc would say)
-    assert Path("/tmp/09_transpose_tiled.cu").read_text().splitlines()[store - 2].strip().startswith("tile[")
+    assert check_runs["broken_file"].splitlines()[store - 2].strip().startswith("tile[")
     p = tmp_path / "bob.ipynb"
     nbformat.write(nb, str(p))
     res = grade_submission(p, ex, options=Options(nvcc="off"))
