@@ -129,23 +129,44 @@ def test_cli_grade_writes_results(eid, tmp_path, capsys):
         assert rows[Path(name).stem]["verdict"] == d["extra_data"]["verdict"]
 
 
-@needs_cuda
-@pytest.mark.parametrize("eid", EXERCISES)
-def test_bundle_carries_the_exercise_and_runs_like_gradescope(eid, tmp_path):
-    """The bundle holds the exercise's folder wherever it lives; its run_autograder sees nothing else."""
+def _unpacked_bundle(eid: str, tmp_path: Path) -> tuple[Path, list[str]]:
+    """The exercise's Gradescope bundle unpacked as Gradescope does: ``(autograder root, names in the zip)``."""
     from grading.bundle import build_bundle
-    ex = load_exercise(eid)
     root = tmp_path / "autograder"
     (root / "submission").mkdir(parents=True)
     with zipfile.ZipFile(build_bundle(eid, tmp_path / "a.zip")) as f:
         names = f.namelist()
         f.extractall(root / "source")
+    return root, names
+
+
+@pytest.mark.parametrize("eid", EXERCISES)
+def test_bundle_carries_the_exercise(eid, tmp_path):
+    """The bundle holds the exercise's folder wherever it lives, and the instructor's README with its numbers."""
+    ex = load_exercise(eid)
+    root, names = _unpacked_bundle(eid, tmp_path)
     assert f"grading/exercises/{eid}/config.toml" in names and f"grading/exercises/{eid}/hidden_checks.py" in names
     # the instructor's README: assignment setup, base image, how manual points are entered, with the numbers
     readme = (root / "source" / "README.md").read_text(encoding="utf-8")
     assert "Ubuntu 22.04" in readme and "manual-graded question" in readme and "--manual-template" in readme
     total = sum(c.points for c in ex.public_checks + ex.hidden_checks) + sum(m.points for m in ex.manual)
     assert f"Total points: **{total:g}**" in readme
+
+
+# Running the bundle is the same run_autograder and `grading gradescope` for every exercise (a new Python that
+# imports grading and the exercise from the unpacked bundle, ~2 s of CPU each): `make test` runs it on the
+# fixture exercise (outside grading/exercises) and on a whole-kernel challenge, test_grading_build.py on lesson 9's
+# notebook; the slow tier runs every other exercise's (each solution is graded in process by test_corpus).
+BUNDLE_RUNS_FAST = {"vecscale", "lesson08_challenge"}
+
+
+@needs_cuda
+@pytest.mark.parametrize("eid", [e if e in BUNDLE_RUNS_FAST else pytest.param(e, marks=pytest.mark.slow)
+                                 for e in EXERCISES])
+def test_bundle_runs_like_gradescope(eid, tmp_path):
+    """The unpacked bundle's run_autograder grades the solution with nothing but the bundle (no exercise roots)."""
+    ex = load_exercise(eid)
+    root, _ = _unpacked_bundle(eid, tmp_path)
     shutil.copy(ex.solution_path, root / "submission" / ex.target_name)
     run = root / "source" / "run_autograder"
     run.chmod(0o755)
