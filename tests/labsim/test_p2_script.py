@@ -57,8 +57,14 @@ def test_demo2_transpose_table(p2):
     assert all(r["correct"] for r in (copy, naive, tiled, padded, nosync))
 
 
-def test_script_runs_quick():
-    r = subprocess.run([sys.executable, SCRIPT, "--quick"], capture_output=True, text=True, timeout=600)
+@pytest.fixture(scope="module")
+def quick_run():
+    """The script's ``--quick`` run as a user starts it (its own Python), once for the tests that read it."""
+    return subprocess.run([sys.executable, SCRIPT, "--quick"], capture_output=True, text=True, timeout=600)
+
+
+def test_script_runs_quick(quick_run):
+    r = quick_run
     assert r.returncode == 0, r.stderr
     assert "演示 1" in r.stdout and "演示 2" in r.stdout and "16.5" in r.stdout
 
@@ -76,15 +82,15 @@ def test_transpose_bandwidth_table_shows_the_recorded_h200_values(p2):
     assert p2.h200_gbps("transpose_tiled", {"pad": 7}, 1024) == "未记录"
 
 
-def test_script_prints_the_h200_columns():
-    r = subprocess.run([sys.executable, SCRIPT, "--quick"], capture_output=True, text=True, timeout=600)
+def test_script_prints_the_h200_columns(quick_run):
+    r = quick_run
     assert "H200 实测 8192²" in r.stdout and "H200 实测 1024²" in r.stdout
 
 
-def test_script_text_agrees_with_its_output(p2):
+def test_script_text_agrees_with_its_output(p2, quick_run):
     """Issue 26 item 8: the script said its estimate over-estimates the naive transpose's cost; its own table
     shows the opposite. The observation is now computed: it must say what the recorded numbers say."""
-    r = subprocess.run([sys.executable, SCRIPT, "--quick"], capture_output=True, text=True, timeout=600)
+    r = quick_run
     assert "高估" not in r.stdout and "HBM 时间" not in r.stdout
     import json
     rec = json.load(open(os.path.join(ROOT, "measurements", "h200", "bandwidth", "results.json"), encoding="utf-8"))
