@@ -28,6 +28,7 @@ every thread of the process, so that spin was billed to the next launch (at 128�
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import resource
@@ -169,15 +170,17 @@ def _gemm(name: str, n: int) -> dict:
     B = rng.integers(-4, 5, (n, n)).astype(np.float32)
     C = np.zeros((n, n), np.float32)
     want = A @ B                                          # before any launch is timed (BLAS on one thread)
-    runs = []
+    runs, res = [], []
     for _ in range(1 + GEMM_RUNS):
         C[:] = 0
-        runs.append(_timed(lambda: prog.call(host, A, B, C, n, n, n, 0)))
+        runs.append(_timed(lambda: res.append(prog.call(host, A, B, C, n, n, n, 0))))
         assert np.array_equal(C, want), f"{name} at {n}: wrong C"
     out = _best(runs[1:])
     out["per_madd_ns"] = out["cpu_seconds"] / n ** 3 * 1e9
     out["first_cpu_seconds"] = runs[0][1]
     out["runs_cpu_seconds"] = [c for _, c in runs[1:]]
+    out["threads"] = int(np.prod(res[-1].grid)) * int(np.prod(res[-1].block))
+    out["chunk_lanes"] = importlib.import_module("labsim.launch").CHUNK_LANES   # lanes of a thread set
     return out
 
 
@@ -299,7 +302,7 @@ def run_gemm(quick: bool) -> None:
         if not os.path.isfile(os.path.join(ROOT, path)):
             print(f"SKIP gemm {name:<18} {path} not found")
             continue
-        per, cells = [], []
+        per, cells, small = [], [], []
         for n in sizes:
             d = _child_run(f"gemm:{name}:{n}")
             if isinstance(d, str):
@@ -308,9 +311,15 @@ def run_gemm(quick: bool) -> None:
             per.append(d["per_madd_ns"])
             cells.append(f"{n}³: {d['per_madd_ns']:.1f} ns ({d['cpu_seconds']:.3f} s CPU; first "
                          f"{d['first_cpu_seconds'] / n ** 3 * 1e9:.1f} ns; {d['peak_rss_mib']:.0f} MiB)")
+            if d["threads"] < d["chunk_lanes"]:
+                small.append(f"{n}³ launches {d['threads']} threads")
+                chunk = d["chunk_lanes"]
         ok = len(per) == len(sizes) and max(per) <= GEMM_NS and spread(per)[3]
         flat = f", max/min {spread(per)[1]:.2f}" if per else ""
         print(f"{_mark(ok)} gemm {name:<18} " + "; ".join(cells) + flat, flush=True)
+        if small:   # what makes such a row not flat: each instruction's fixed cost is shared by fewer lanes
+            print(f"     {name}: {', '.join(small)}, fewer than a thread set's {chunk} lanes (labsim.launch."
+                  "CHUNK_LANES): the fixed cost of each simulated instruction is shared by fewer threads", flush=True)
 
 
 def scaling_table(sizes: dict, repeat: int | None) -> None:
