@@ -24,8 +24,8 @@ site: $(STAMP)
 	$(PY) -m coursebuild
 
 # `make test`: everything but the slow tier (README: what it covers, its CPU time); `make test-slow`: the
-# slow tier (the Quarto-rendered site in the browser, where quarto is on PATH; every exercise's Gradescope bundle
-# run). CI runs both.
+# slow tier (the Quarto-rendered site in the browser, where quarto is on PATH; the Gradescope bundle run and nvcc's
+# harness compile of the exercises past a few representatives). CI runs both.
 test: $(STAMP)
 	bash tools/ensure_system_packages.sh || echo "chromium unavailable: browser tests will be skipped"
 	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
