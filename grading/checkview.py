@@ -143,7 +143,9 @@ def bound_html(view: str) -> str:
     start = view.find(EDITED_START)
     if start >= 0:
         end = view.find("</div>", start)
-        view = view[:start] + (view[end + len("</div>"):] if end >= 0 else "")
+        # with the newline that joined it to the view: the re-run without the section has no blank line there
+        cut = start - 1 if view[start - 1:start] == "\n" else start
+        view = view[:cut] + (view[end + len("</div>"):] if end >= 0 else "")
     start = view.find(SHAPE_START)
     if start < 0:
         return view.strip()

@@ -115,3 +115,20 @@ def test_the_edited_section_is_compared_after_the_verdict_and_never_vetoes(ex08,
     assert res.score == honest.score
     assert res.instructor["edited_section"] == "differs"
     assert any(EDITED_TITLE in n and "不一致" in n for n in res.notes)
+
+
+def test_the_html_bound_by_the_receipt_is_the_same_with_or_without_the_edited_section():
+    """The check cell's saved view holds the edited version's section; the grader's re-run (before the
+    verdict) has none: what the receipt binds of both must be equal, down to the line that joined the section
+    (a blank line left behind vetoed every honest notebook with edits as 'edited')."""
+    from dataclasses import replace
+
+    from grading.checkcell import rerun
+    from grading.checkview import EDITED_START, bound_html
+    ex = load_exercise("lesson09")
+    src = ex.solution_path.read_text(encoding="utf-8").replace("__syncthreads();", "", 1)
+    saved, again = rerun(src, ex, edited=True), rerun(src, ex, edited=False)
+    assert saved.edited and not again.edited
+    again = replace(again, receipt=saved.receipt)
+    assert EDITED_START in saved.html() and EDITED_START not in again.html()
+    assert bound_html(saved.html()) == bound_html(again.html())
