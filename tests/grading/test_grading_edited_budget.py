@@ -132,3 +132,27 @@ def test_the_html_bound_by_the_receipt_is_the_same_with_or_without_the_edited_se
     again = replace(again, receipt=saved.receipt)
     assert EDITED_START in saved.html() and EDITED_START not in again.html()
     assert bound_html(saved.html()) == bound_html(again.html())
+
+
+def test_a_worker_that_dies_in_the_edited_run_keeps_the_graded_result(ex08, tmp_path, monkeypatch):
+    """The edited version's run kills its worker (as a memory cap or a crash in labsim would): the graded result
+    the worker sent before it is kept as it was, with a note that the edited run did not finish."""
+    import os
+
+    import grading.batch
+    import grading.grade
+    if grading.batch._context().get_start_method() != "fork":
+        pytest.skip("the stand-in crash reaches the worker only through fork")
+    right = fill(ex08, RIGHT)
+    edited = right.replace(LAUNCH, "    for (int r = 0; r < 2; ++r)\n" + LAUNCH)
+    _notebook(ex08, tmp_path, right, "honest", monkeypatch)
+    _notebook(ex08, tmp_path, edited, "edited", monkeypatch)
+    monkeypatch.setattr(grading.grade, "edited_version", lambda *a, **k: os._exit(3))
+    results = grade_many(discover([tmp_path / "subs"], ex08), ex08.id, tmp_path / "out", jobs=1,
+                         options=Options(nvcc="off"), edited_time_limit=60, progress=False)
+    by_name = {r.name: r for r in results}
+    base, res = by_name["honest"], by_name["edited"]
+    assert _graded(res) == _graded(base) and res.problem is None
+    conf = next(t for t in res.to_gradescope()["tests"] if "不计分" in t["output"])
+    assert "没有运行完（评分进程在这一步意外退出）" in conf["output"], conf["output"]
+    assert "分数、结论和每一项检查都不受影响" in conf["output"]
