@@ -118,3 +118,23 @@ def test_gradescope_seeds_by_submission_id(ex, tmp_path):
                      "--metadata", str(meta), "--nvcc", "off"]) == 0
         cases.append(json.loads(res_path.read_text())["extra_data"]["submission"])
     assert cases == ["gs101", "gs101", "gs202"]
+
+
+def test_cli_edited_time_limit_reaches_the_batch(ex, corpus, tmp_path, monkeypatch, capsys):
+    """grade --edited-time-limit S is the batch's limit for the edited version's run; zero, negative or
+    non-numeric values are refused by name."""
+    import grading.batch
+    seen = {}
+
+    def fake(items, exercise, out, **kw):
+        seen.update(kw)
+        return []
+    monkeypatch.setattr(grading.batch, "grade_many", fake)
+    assert main(["grade", "--exercise", "lesson09", str(corpus), "--out", str(tmp_path / "o"), "--nvcc", "off",
+                 "--no-progress", "--edited-time-limit", "7.5"]) == 0
+    assert seen["edited_time_limit"] == 7.5
+    for bad in ("0", "-1", "soon"):
+        with pytest.raises(SystemExit):
+            main(["grade", "--exercise", "lesson09", str(corpus), "--out", str(tmp_path / "o"),
+                  "--edited-time-limit", bad])
+        assert "--edited-time-limit" in capsys.readouterr().err
