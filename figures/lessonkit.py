@@ -352,22 +352,36 @@ def outcome_table(variants: Sequence[tuple[str, Any]], run: Callable[[Any], int]
 
 def race_groups(res) -> list[tuple[str, str, int, int]]:
     """The distinct (kind, array, first line, second line) of the races labsim reported, in cell lines."""
-    seen = []
+    return list(_race_examples(res))
+
+
+def _race_examples(res) -> dict:
+    """Each :func:`race_groups` key with the first race labsim reported for it (its element and threads)."""
+    seen: dict = {}
     for r in res.races:
-        key = (r.kind, r.array, cell_line(r.first_line), cell_line(r.second_line))
-        if key not in seen:
-            seen.append(key)
+        seen.setdefault((r.kind, r.array, cell_line(r.first_line), cell_line(r.second_line)), r)
     return seen
 
 
+RACE_ACTS = {"RAW": ("写", "读"), "WAR": ("读", "写"), "WAW": ("写", "写")}
+
+
 def race_notes(label: str, res, code: Callable[[str], str] = str) -> list[str]:
-    """One note per :func:`race_groups` of ``res``: the kind, the array, the two cell lines and their code (each
-    shown through ``code``, e.g. to mask an exercise's answer)."""
+    """Two notes per :func:`race_groups` of ``res``: the kind, the array, the two cell lines and their code (each
+    shown through ``code``, e.g. to mask an exercise's answer); then the first such race labsim reported, with
+    its block, threads and element (what racecheck prints), so a student can follow one case by hand."""
     def line(cell_ln: int) -> str:
         return code(res.source_line(cell_ln - 1).split("//")[0].strip())
-    return [t(f"{label}：{kind}（{RACE_VERBS[kind]}）{array}，单元格第 {l1} 行 ↔ 第 {l2} 行：{line(l1)}  ↔  {line(l2)}",
-              f"{label}: {kind} on {array}, cell lines {l1} and {l2}")
-            for kind, array, l1, l2 in race_groups(res)]
+    def example(r) -> str:
+        first, second = RACE_ACTS[r.kind]
+        return t(f"  例如 block {r.block} 里，线程 {r.first_thread} 在第 {cell_line(r.first_line)} 行{first} "
+                 f"{r.element}，线程 {r.second_thread} 在第 {cell_line(r.second_line)} 行{second}同一个元素，两者之间没有屏障。",
+                 f"  e.g. {r}")
+    notes = []
+    for (kind, array, l1, l2), r in _race_examples(res).items():
+        notes += [t(f"{label}：{kind}（{RACE_VERBS[kind]}）{array}，单元格第 {l1} 行 ↔ 第 {l2} 行：{line(l1)}  ↔  {line(l2)}",
+                    f"{label}: {kind} on {array}, cell lines {l1} and {l2}"), example(r)]
+    return notes
 
 
 def race_table(variants: Sequence[tuple[str, Any]], run: Callable[[Any, str], tuple[Any, int]], *,

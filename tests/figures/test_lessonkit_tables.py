@@ -2,6 +2,8 @@
 labsim.cuda: the expected counts come from numpy and brute force, never from the code under test."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -91,13 +93,20 @@ def test_race_table_counts_and_groups_races_by_line_pair():
     # lockstep: every write before any read; adversarial (warp 1 runs first): warp 1 reads s[31..0] unwritten
     assert [r[3] for r in tab.data] == [0, 0, 0, 32]
     write, read = line_of(REVERSE, "s[i] = x[i];") + 1, line_of(REVERSE, "y[i] = s[63 - i];") + 1
-    assert tab.notes == [f"none：RAW（写后读）s，单元格第 {write} 行 ↔ 第 {read} 行：s[i] = x[i];  ↔  y[i] = s[63 - i];"]
+    assert tab.notes[0] == f"none：RAW（写后读）s，单元格第 {write} 行 ↔ 第 {read} 行：s[i] = x[i];  ↔  y[i] = s[63 - i];"
+    # then one race of that pair by hand: thread w writes s[e] with e = w; the reader of s[e] is thread 63 - e
+    assert len(tab.notes) == 2
+    m = re.fullmatch(rf"  例如 block \(0, 0, 0\) 里，线程 \((\d+), 0, 0\) 在第 {write} 行写 s\[(\d+)\]，"
+                     rf"线程 \((\d+), 0, 0\) 在第 {read} 行读同一个元素，两者之间没有屏障。", tab.notes[1])
+    assert m, tab.notes[1]
+    writer, e, reader = map(int, m.groups())
+    assert writer == e and reader == 63 - e and writer // 32 != reader // 32
 
 
 def test_race_notes_show_code_through_the_lessons_mask():
     res, _ = reverse_run(False, "lockstep")
-    (note,) = kit.race_notes("v", res, code=lambda s: s.replace("x[i]", "______"))
-    assert "s[i] = ______;" in note and "x[i]" not in note
+    note, example = kit.race_notes("v", res, code=lambda s: s.replace("x[i]", "______"))
+    assert "s[i] = ______;" in note and "x[i]" not in note + example
 
 
 def test_racecheck_table_marks_missing_pending_and_unsimulated_cells():

@@ -126,11 +126,19 @@ def test_race_table():
     write = next(i for i, ln in enumerate(template, 1) if "tile[threadIdx.y + j][threadIdx.x] =" in ln) + 1
     read = next(i for i, ln in enumerate(template, 1) if "= tile[threadIdx.x][threadIdx.y + j]" in ln) + 1
     assert any(f"RAW（写后读）tile，单元格第 {write} 行 ↔ 第 {read} 行" in n for n in notes), notes
-    for note in notes:
+    for note in notes[0::2]:
         m = re.search(r"单元格第 (\d+) 行 ↔ 第 (\d+) 行：(.*)  ↔  (.*)$", note)
         assert m, note
         for num, code in ((m[1], m[3]), (m[2], m[4])):
             assert template[int(num) - 2].split("//")[0].strip() == code      # cell line n = file line n - 1
+    # each pair's example, checked by hand: tile[r][c] is written by thread (c, r % 8) (row r = threadIdx.y + j)
+    # and read by thread (r, c % 8) (tile[threadIdx.x][threadIdx.y + j]), in different warps of 32 x 8 threads
+    for note in notes[1::2]:
+        m = re.fullmatch(rf"  例如 block \(\d+, \d+, 0\) 里，线程 \((\d+), (\d+), 0\) 在第 {write} 行写 tile\[(\d+)\]\[(\d+)\]，"
+                         rf"线程 \((\d+), (\d+), 0\) 在第 {read} 行读同一个元素，两者之间没有屏障。", note)
+        assert m, note
+        wx, wy, r, c, rx, ry = map(int, m.groups())
+        assert (wx, wy) == (c, r % 8) and (rx, ry) == (r, c % 8) and (wy * 32 + wx) // 32 != (ry * 32 + rx) // 32
 
 
 def test_recorded_races_parse_the_raw_file(tmp_path):

@@ -180,7 +180,17 @@ def test_race_table_and_its_lines():
     inner = next(i for i, ln in enumerate(src, 1) if "acc += As[ty][k] * Bs[k][tx]" in ln) + 1
     assert not any(kit.reference_fill("lesson10") in n for n in notes), "the notes show the blank, not its answer"
     assert f"RAW" in notes[0] and f"第 {b_store} 行 ↔ 第 {inner} 行" in notes[0]
-    assert "WAR" in notes[1] and f"第 {inner} 行 ↔ 第 {b_store} 行" in notes[1]
+    assert "WAR" in notes[2] and f"第 {inner} 行 ↔ 第 {b_store} 行" in notes[2]
+    # each pair's example by hand: Bs[r][c] is written by thread (c, r) and read (Bs[k][tx]) by threads (c, y),
+    # here in another warp of the 16 x 16 block
+    for note, (first, l1, second, l2) in ((notes[1], ("写", b_store, "读", inner)),
+                                          (notes[3], ("读", inner, "写", b_store))):
+        m = re.fullmatch(rf"  例如 block \(\d+, \d+, 0\) 里，线程 \((\d+), (\d+), 0\) 在第 {l1} 行{first} Bs\[(\d+)\]\[(\d+)\]，"
+                         rf"线程 \((\d+), (\d+), 0\) 在第 {l2} 行{second}同一个元素，两者之间没有屏障。", note)
+        assert m, note
+        ax, ay, r, c, bx, by = map(int, m.groups())
+        writer, reader = ((ax, ay), (bx, by)) if first == "写" else ((bx, by), (ax, ay))
+        assert writer == (c, r) and reader[0] == c and (ay * 16 + ax) // 32 != (by * 16 + bx) // 32
 
 
 def test_exercise_source_edits_keep_lines():
