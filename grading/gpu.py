@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
 import struct
 import subprocess
 import tempfile
@@ -29,7 +28,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from .nvcc import find_nvcc, run_in_own_group
+from .nvcc import find_nvcc, kill_group, run_in_own_group
 from .sim import Call, _compare
 
 ARCH = os.environ.get("GRADING_GPU_ARCH", "sm_90")
@@ -294,10 +293,7 @@ def _lift_address_limit() -> None:              # runs in the child, before exec
 
 
 def _kill_group(p: subprocess.Popen) -> None:
-    try:
-        os.killpg(p.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    kill_group(p.pid)
     p.wait()
 
 
@@ -356,8 +352,7 @@ def compare(ex: Any, source: str, cases: list, labsim: dict[str, bool | None], *
                         return {"status": "compile_failed", "message": msg, "cases": [], "disagreements": []}
                     exes[n] = exe
                 t0 = time.perf_counter()
-                gpu, msg = (run_case(exes[n], call, work, timeout_s=timeout, memcheck=memcheck) if memcheck
-                            else run_case(exes[n], call, work, timeout_s=timeout))
+                gpu, msg = run_case(exes[n], call, work, timeout_s=timeout, memcheck=memcheck)
                 ran, seconds = True, round(time.perf_counter() - t0, 3)
                 if gpu is None and msg.startswith("timed out"):
                     stopped = label

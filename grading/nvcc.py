@@ -84,15 +84,16 @@ def run_in_own_group(argv: list[str], cwd: str, timeout_s: float) -> subprocess.
     try:
         out, err = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        _kill_group(proc.pid)
+        kill_group(proc.pid)
         proc.communicate()
         return None
     finally:
-        _kill_group(proc.pid)
+        kill_group(proc.pid)
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
-def _kill_group(pgid: int) -> None:
+def kill_group(pgid: int) -> None:
+    """SIGKILL the process group ``pgid`` (gone already: nothing to do)."""
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
