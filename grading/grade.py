@@ -46,12 +46,6 @@ def _public_report(st: GradeState, numbering: Numbering) -> CheckReport:
     return st.reports[key]
 
 
-def _has_edits(st: GradeState) -> bool:
-    """Whether the check cell prints the edited version's section for this submission."""
-    conf = next((t for t in st.result.tests if t.id == "conformance"), None)
-    return conf is not None and conf.status == "failed" and not st.blocked and bool(st.submission.source)
-
-
 def _key(n: Numbering) -> tuple:
     return (n.offset, n.cell, n.where)
 
@@ -68,7 +62,7 @@ def step_receipt(st: GradeState) -> None:
         # check ran from a terminal); any other change to it is an edit like any other
         said = next((n for n in map(Numbering.parse, saved.lines, [ex.target_name] * len(saved.lines)) if n), None)
         again = _public_report(st, said or sub.numbering)
-        if _has_edits(st) and not again.problem:
+        if _edited_pending(st) and not again.problem:
             # the receipt check binds the graded lines; the edited version's section (不计分) is taken as saved
             # here and compared with the grader's own run of it after the verdict (step_edited)
             section = saved_edited_section(saved.lines)
@@ -91,6 +85,7 @@ def step_receipt(st: GradeState) -> None:
 
 
 def _edited_pending(st: GradeState) -> bool:
+    """Whether code outside the blank was edited (the check cell then prints the edited version's section)."""
     conf = st.conformance
     return not (conf is None or not conf.edits or st.blocked or not st.submission.source)
 
