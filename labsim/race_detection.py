@@ -34,6 +34,7 @@ from .memory import SharedArray
 MAX_REPORTED = 100
 WARP = 32
 FOLD = True    # fold uniform accesses onto one block's shadow (tests switch it off to compare)
+DEFER = True   # defer reads' reader-shadow updates to one pass per barrier interval (tests switch it off)
 _ANY = np.logical_or.reduce    # ndarray.any() without numpy's Python-level wrapper (1-D arrays here)
 _EMPTY = {"w_tid": (np.int64, -1), "w_epoch": (np.int32, -1), "w_line": (np.int32, 0),
           "r_tid": (np.int64, -1), "r_epoch": (np.int32, -1), "r_line": (np.int32, 0), "r_multi": (bool, False),
@@ -49,10 +50,29 @@ class _Shadow(dict):
     def __init__(self, n: int, fold: int | None) -> None:
         super().__init__({k: np.full(n, empty, dtype) for k, (dtype, empty) in _EMPTY.items()})
         self.fold = fold
+        self.w_max = -1          # the highest barrier count any write recorded (w_epoch <= w_max everywhere)
+        self.pending: list = []  # reads whose reader-shadow update is deferred: (pos, tid, warp, line), in order
+        self.pending_epoch = None
+
+    def settle(self) -> None:
+        """Apply the deferred reads' reader-shadow updates (one pass for all of them; see ``_defer``)."""
+        pend = self.pending
+        if not pend:
+            return
+        self.pending = []
+        if len(pend) == 1:
+            pos, tid, warp, line = pend[0]
+        else:
+            pos = np.concatenate([p[0] for p in pend])
+            tid = np.concatenate([p[1] for p in pend])
+            warp = np.concatenate([p[2] for p in pend])
+            line = np.repeat(np.array([p[3] for p in pend], np.int32), [p[0].size for p in pend])
+        _read_update(self, pos, tid, warp, self.pending_epoch, line)
 
     def unfold(self, size: int, total: int, offsets: np.ndarray) -> None:
         """One copy per block: block b's thread ids shifted by ``offsets[b]``; elements past the group's blocks
         (a last, smaller group) empty."""
+        self.settle()
         nb = offsets.size
         for k, (dtype, empty) in _EMPTY.items():
             full = np.full(total, empty, dtype)
@@ -63,6 +83,26 @@ class _Shadow(dict):
                 full[:nb * size] = np.tile(one, nb)
             self[k] = full
         self.fold = None
+
+
+def _read_update(s, pos, tid, warp, epoch, line) -> None:
+    """The reader shadow after a read by lanes (``pos``, ``tid``, ``warp``) in barrier interval ``epoch``.
+
+    Reads of one interval compose: applied one instruction after another, or once to all their lanes in order,
+    the result is the same (the last reader and line of each element; "several warps" iff the element's readers
+    in this interval, the earlier one included, span more than one warp), which lets ``_defer`` batch them."""
+    r_tid = s["r_tid"][pos]
+    same = s["r_epoch"][pos] == epoch
+    # warp of a thread id: >> 5 is // WARP for every int64 (-1, no reader, stays -1), and cheaper
+    multi = same & (((r_tid >> 5) != warp) | s["r_multi"][pos])
+    s["r_tid"][pos] = tid
+    multi |= s["r_tid"][pos] >> 5 != warp
+    # an element ends "read by several warps" iff one of its lanes says so (an element read before in
+    # this epoch with the flag set has it in ``multi``): clear every element read, then set those
+    s["r_multi"][pos] = False
+    s["r_multi"][pos[multi]] = True
+    s["r_epoch"][pos] = epoch
+    s["r_line"][pos] = line
 
 
 class _Blocks:
@@ -172,8 +212,13 @@ class RaceTracker:
         """The detector on the lanes checked (``pos``: positions in the shadow; ``tid``, ``warp`` per lane;
         ``epoch`` per lane or one for all), each hazard counted ``blocks.n`` times."""
         ln = -1 if line is None else int(line)
+        if is_write:
+            s.settle()        # the write's checks read the reader shadow
         # a hazard needs an access of the same barrier interval before: most instructions have none to look at
-        live = _ANY(s["w_epoch"][pos] == epoch) or (is_write and _ANY(s["r_epoch"][pos] == epoch))
+        if not is_write and np.ndim(epoch) == 0 and epoch > s.w_max:
+            live = False      # no write recorded this interval (or later): no w_epoch equals it
+        else:
+            live = _ANY(s["w_epoch"][pos] == epoch) or (is_write and _ANY(s["r_epoch"][pos] == epoch))
         if live:
             self._racecheck(sh, s, pos, tid, warp, epoch, ln, is_write, blocks.n)
             w_tid = s["w_tid"][pos]
@@ -194,21 +239,21 @@ class RaceTracker:
                              blocks)
             s["w_epoch"][pos] = epoch
             s["w_line"][pos] = ln
+            if pos.size:
+                s.w_max = max(s.w_max, int(np.max(epoch)))
         else:
             if live:
                 self._report("RAW", sh, pos, w_same_epoch, w_tid, s["w_line"][pos], tid, ln, describe, blocks)
-            r_tid = s["r_tid"][pos]
-            same = s["r_epoch"][pos] == epoch
-            # warp of a thread id: >> 5 is // WARP for every int64 (-1, no reader, stays -1), and cheaper
-            multi = same & (((r_tid >> 5) != warp) | s["r_multi"][pos])
-            s["r_tid"][pos] = tid
-            multi |= s["r_tid"][pos] >> 5 != warp
-            # an element ends "read by several warps" iff one of its lanes says so (an element read before in
-            # this epoch with the flag set has it in ``multi``): clear every element read, then set those
-            s["r_multi"][pos] = False
-            s["r_multi"][pos[multi]] = True
-            s["r_epoch"][pos] = epoch
-            s["r_line"][pos] = ln
+            if DEFER and np.ndim(epoch) == 0:
+                # only a later write (or unfolding) reads the reader shadow: queue the update, applied in one pass
+                if s.pending and s.pending_epoch != epoch:
+                    s.settle()
+                s.pending_epoch = epoch
+                # ``pos`` may be a view of the caller's index array, which the caller may change afterwards
+                s.pending.append((pos if pos.base is None else pos.copy(), tid, warp, ln))
+            else:
+                s.settle()
+                _read_update(s, pos, tid, warp, epoch, ln)
 
     def _racecheck(self, sh, s, pos, tid, warp, epoch, ln, is_write, times) -> None:
         """racecheck-style tally (before ``access`` updates the shadow); see the module docstring. Readers come

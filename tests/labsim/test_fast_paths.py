@@ -161,6 +161,71 @@ def test_folded_race_shadow_equals_one_copy_per_block(schedule, steps, threads, 
     assert np.array_equal(a, b, equal_nan=True)
 
 
+@pytest.mark.parametrize("schedule", ["lockstep", "adversarial"])
+@pytest.mark.parametrize("fold", [True, False])
+@settings(max_examples=40, deadline=None)
+@given(kernels(), st.sampled_from([32, 64, 96]), st.integers(1, 4))
+def test_deferred_reads_equal_reads_applied_one_by_one(schedule, fold, steps, threads, blocks):
+    """Reads' reader-shadow updates queued and applied in one pass at the next write (race_detection.DEFER)
+    find the same races, racecheck tally and races kept as applying each read at once: WAR needs the last
+    reader and whether readers of several warps came before, which the batch must reproduce."""
+    out = np.zeros(blocks * threads, np.float32)
+    steps = steps + [("st", False, np.arange(8) * 5, "all")]      # a write after the reads: WAR checked
+
+    def kernel(blk, out):
+        sh = blk.shared(48, np.float32, name="sh")
+        acc = np.zeros(blk.tx.shape, np.float32)
+        for n, step in enumerate(steps):
+            if step[0] == "sync":
+                blk.sync(line=100 + n)
+                continue
+            kind, per_block, table, mask = step
+            i = table[(blk.tx * 7 + (blk.bx * 3 if per_block else 0)) % 8] + blk.tx % 5
+            cond = {"all": blk.tx >= 0, "tx": blk.tx % 3 != 1, "block": (blk.tx + blk.bx) % 4 != 0}[mask]
+            with blk.where(cond):
+                if kind == "st":
+                    blk.sstore(sh, i, blk.tx.astype(np.float32), line=100 + n)
+                else:
+                    acc = acc + blk.sload(sh, i, line=100 + n)
+                    i += 1           # the index array changes after the read: a deferred read must not see it
+        blk.store(out, blk.bx * blk.bdx + blk.tx, acc)
+
+    def run(defer):
+        old = races.FOLD, races.DEFER
+        races.FOLD, races.DEFER = fold, defer
+        try:
+            out[:] = 0
+            st_ = launch(kernel, blocks, threads, (out,), schedule=schedule)
+            return _stats_fields(st_), out.copy()
+        finally:
+            races.FOLD, races.DEFER = old
+
+    (deferred, a), (direct, b) = run(True), run(False)
+    assert deferred == direct
+    assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_deferred_reads_find_war_after_reads_of_several_warps():
+    """Reads by two warps, then a write by one of them with no barrier: WAR against the other warp's read (the
+    batch must remember that readers of several warps came first), counted per block as brute force says."""
+    def kernel(blk):
+        sh = blk.shared(64, np.float32, name="sh")
+        blk.sload(sh, blk.tx % 32, line=1)            # warps 0 and 1 read elements 0..31
+        blk.sload(sh, 32 + blk.tx % 32, line=2)       # and 32..63
+        with blk.where(blk.tx < 32):
+            blk.sstore(sh, blk.tx, 1.0, line=3)        # warp 0 writes 0..31: warp 1 read them
+    for defer in (True, False):
+        old = races.DEFER
+        races.DEFER = defer
+        try:
+            st_ = launch(kernel, 3, 64)
+        finally:
+            races.DEFER = old
+        assert st_.race_count == 3 * 32, defer
+        assert {r.kind for r in st_.races} == {"WAR"}
+        assert all(r.first_line == 1 and r.second_line == 3 for r in st_.races)
+
+
 def test_races_kept_follow_lane_order_across_folded_blocks():
     """More than MAX_REPORTED hazards over several uniform blocks: the races kept are block 0's, then block 1's,
     as the lanes of the whole group are ordered, and the count is every block's."""
