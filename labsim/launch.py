@@ -47,6 +47,9 @@ SCHEDULES = ("lockstep", "adversarial")
 # Lanes per thread set (rounded to whole blocks): large enough that numpy's per-call cost is amortised, small
 # enough that a set's arrays (coordinates, masks, addresses, shared memory and its race shadow) stay in cache.
 CHUNK_LANES = 1 << 14
+# Block-uniform shared accesses met again add the counts remembered from their first time (Block._repeat_key);
+# tests switch it off to compare
+REPEATS = True
 # What the simulator holds, for the launch-size estimate: per lane of a thread set (coordinates, masks,
 # addresses and the interpreter's temporaries, generously), per byte of shared memory (the data plus the race
 # shadow of a 4-byte element), and per warp of the launch (its barrier count).
@@ -157,6 +160,14 @@ def _unflatten(flat: int, shape: tuple[int, ...]) -> list[int]:
         flat //= dim
     return [flat, *reversed(idx)]
 
+def _add_counts(s, executed, requests, nbytes, cost, conflicts) -> None:
+    s.executed += executed
+    s.requests += requests
+    s.bytes_requested += nbytes
+    s.cost += cost
+    s.conflicts += conflicts
+
+
 class _Launch:
     """State shared by every thread set of one launch: memory, counters, barriers, races."""
 
@@ -183,6 +194,9 @@ class _Launch:
         self.set_blocks = chunk_blocks(self.lanes_per_block)   # blocks per thread set
         self.first_block = 0                                   # first block of the current set
         self.set_index = 0
+        # block-uniform shared accesses seen before: (site, array, op, blocks, first block's indices) -> what they
+        # added to the site's counts (Block._record_repeatable)
+        self.repeats: dict[tuple, tuple] = {}
 
     def describe(self, tid: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         b, t = divmod(int(tid), self.lanes_per_block)
@@ -504,7 +518,7 @@ class Block:
             ctx.dynamic.set_index = ctx.set_index
         return self._fresh(ctx.dynamic)
 
-    def _shared(self, sh, idx, name, line, view, op, fold=True):
+    def _shared(self, sh, idx, name, line, view, op, fold=True, uniform=False):
         """(data, positions in data, byte addresses, itemsize, name, element indices, times).
 
         ``times`` > 1 says every block of the set makes the same access (the same active lanes, reached lanes and
@@ -517,7 +531,7 @@ class Block:
         act = self._active
         off = self._index(idx, f"{op} {name}")
         per = self._per_block()
-        times = off.size // per if fold and self._uniform(off, act, per) else 1
+        times = off.size // per if fold and (uniform or self._uniform(off, act, per)) else 1
         o1, a1 = (off[:per], act[:per]) if times > 1 else (off, act)
         if view is None:
             itemsize = sh.dtype.itemsize
@@ -572,11 +586,62 @@ class Block:
         """Shared load: each active lane reads element ``idx`` of its block's copy of ``sh``."""
         site = self._site(line, col)
         line = site[0]
-        data, pos, addr, itemsize, name, elem, times = self._shared(sh, idx, name, line, view, "load from")
+        memo = None
+        if REPEATS and view is None and self._all and not self._greenlet and type(sh) is SharedArray:
+            memo = self._repeat_key(sh, idx, site, name, "ld")
+            if memo is not None:
+                hit = self._ctx.repeats.get(memo)
+                if hit is not None:       # made before: bounds checked, its addresses (or its counts) known
+                    if hit[0] is None:
+                        _add_counts(*hit[1])
+                    else:
+                        s, a2, act2, times = hit
+                        self._ctx.model.account(s, a2, act2, None, warps=self._row_warp, times=times)
+                    self._race(sh, idx, self._active, line, False, True)
+                    return sh.flat.take(self._lbase(sh.size) + idx)
+        data, pos, addr, itemsize, name, elem, times = self._shared(sh, idx, name, line, view, "load from",
+                                                                    uniform=memo is not None)
         act = self._active
-        self._record("shared", "ld", site, name, itemsize, addr, act, times)
+        if memo is not None:
+            self._record_repeatable(memo, "ld", site, name, itemsize, addr, act, times)
+        else:
+            self._record("shared", "ld", site, name, itemsize, addr, act, times)
         self._race(sh, elem, act, line, False, times > 1)
         return self._gather(data, pos, act)
+
+    def _repeat_key(self, sh, idx, site, name, op):
+        """The key under which a block-uniform shared access of every lane (the same indices in every block of the
+        set) is remembered, or None when ``idx`` is not such an access (then it takes the general path)."""
+        per = self._ctx.lanes_per_block
+        if (type(idx) is not np.ndarray or idx.dtype != _INT64 or idx.shape != self._tid.shape
+                or idx.size < 2 * per or not _ALL(idx[per:] == idx[:-per])):
+            return None
+        return site, name or sh.name, id(sh), op, idx.size // per, idx[:per].tobytes()
+
+    def _record_repeatable(self, key, op, site, name, itemsize, addr, act, times):
+        """``_record`` for a block-uniform access of every lane, remembering under ``key`` what the next time
+        needs: with the default model, what it added to the site's counts when the model counts it the same
+        whenever it recurs (a site already sampled, not one the plan merges or pairs with other executions);
+        else, for a site already sampled, its addresses, to hand to the model again without bounds checks."""
+        ctx = self._ctx
+        s = ctx.instrs.get(("shared", op, site[0], site[1], name, itemsize))
+        if s is None or s.sample is None:
+            self._record("shared", op, site, name, itemsize, addr, act, times)
+            return
+        model = ctx.model
+        plan = model.plan if type(model) is CountingModel else False
+        if (plan is False
+                or (plan is not None and ((site in (plan.vector if op == "ld" else plan.vector_st))
+                                          or (plan.union and (site[0], site[1], op) in plan.union)))):
+            a2 = addr.reshape(-1, WARP)
+            act2 = np.ones(a2.shape, dtype=bool)       # every lane active (the caller checked)
+            model.account(s, a2, act2, None, warps=self._row_warp, times=times)
+            ctx.repeats[key] = (s, a2, act2, times)
+            return
+        before = (s.executed, s.requests, s.bytes_requested, s.cost, s.conflicts)
+        self._record("shared", op, site, name, itemsize, addr, act, times)
+        ctx.repeats[key] = (None, (s, s.executed - before[0], s.requests - before[1], s.bytes_requested - before[2],
+                                   s.cost - before[3], s.conflicts - before[4]))
 
     def sstore(self, sh: SharedArray, idx, value, *, line: int | None = None, name: str | None = None,
                view=None, col: int | None = None) -> None:

@@ -339,6 +339,7 @@ class CountingModel:
         # addresses matter only modulo this (banks x bank width, sector size, widest access): see _many_warps
         self._period = math.lcm(self.banks * self.bank_bytes, self.sector_bytes, 16)
         self._pending: dict = {}                # vector groups waiting for their other executions
+        self._merged: dict = {}                 # complete vector groups counted before -> what they added
         self._executions: dict = {}             # executions of strided vector sites, per thread set
 
     def __repr__(self) -> str:
@@ -460,6 +461,30 @@ class CountingModel:
         return active.any(axis=1)
 
     def _merge(self, parts, width: int) -> None:
+        """Count a complete vector group (see ``_vector``); a group met before (the same sites, addresses,
+        lanes and blocks: an unrolled loop's next tile) adds what it added then."""
+        if not MERGE_MEMO or parts[0][1].size > _MERGE_MEMO_LANES:    # a whole unfolded set: not worth keeping
+            self._merge_parts(parts, width)
+            return
+        key = (width,) + tuple((id(s), a.tobytes(), act.tobytes(), None if r is None else r.tobytes(), t)
+                               for s, a, act, r, t in parts)
+        hit = self._merged.get(key)
+        if hit is None:
+            if len(self._merged) >= 4096:
+                self._merged.clear()
+            sums = list({id(p[0]): p[0] for p in parts}.values())
+            before = [_counts(x) for x in sums]
+            self._merge_parts(parts, width)
+            hit = self._merged[key] = [(x, tuple(n - o for n, o in zip(_counts(x), b))) for x, b in zip(sums, before)]
+            return
+        for x, (e, r, nb, c, k) in hit:
+            x.executed += e
+            x.requests += r
+            x.bytes_requested += nb
+            x.cost += c
+            x.conflicts += k
+
+    def _merge_parts(self, parts, width: int) -> None:
         times = parts[0][4]
         if any(p[4] != times for p in parts):
             # some executions stood for several blocks and some did not: spell every one out per block
@@ -554,6 +579,14 @@ class CountingModel:
                 self._memo.clear()
             self._memo[key] = hit
         return hit
+
+
+_MERGE_MEMO_LANES = 1024     # vector groups of at most this many lanes per execution are remembered (_merge)
+MERGE_MEMO = True            # remember complete vector groups (tests switch it off to compare)
+
+
+def _counts(s) -> tuple:
+    return s.executed, s.requests, s.bytes_requested, s.cost, s.conflicts
 
 
 class _WideSite:

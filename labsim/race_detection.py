@@ -55,19 +55,22 @@ class _Shadow(dict):
         self.pending_epoch = None
 
     def settle(self) -> None:
-        """Apply the deferred reads' reader-shadow updates (one pass for all of them; see ``_defer``)."""
+        """Apply the deferred reads' reader-shadow updates (one pass for all of them; see ``_read_update``)."""
         pend = self.pending
         if not pend:
             return
         self.pending = []
         if len(pend) == 1:
-            pos, tid, warp, line = pend[0]
+            pos, tid, warp, multi, line = pend[0]
         else:
             pos = np.concatenate([p[0] for p in pend])
             tid = np.concatenate([p[1] for p in pend])
             warp = np.concatenate([p[2] for p in pend])
-            line = np.repeat(np.array([p[3] for p in pend], np.int32), [p[0].size for p in pend])
-        _read_update(self, pos, tid, warp, self.pending_epoch, line)
+            multi = None
+            if any(p[3] is not None for p in pend):
+                multi = np.concatenate([np.zeros(p[0].size, bool) if p[3] is None else p[3] for p in pend])
+            line = np.repeat(np.array([p[4] for p in pend], np.int32), [p[0].size for p in pend])
+        _read_update(self, pos, tid, warp, self.pending_epoch, line, multi)
 
     def unfold(self, size: int, total: int, offsets: np.ndarray) -> None:
         """One copy per block: block b's thread ids shifted by ``offsets[b]``; elements past the group's blocks
@@ -85,24 +88,44 @@ class _Shadow(dict):
         self.fold = None
 
 
-def _read_update(s, pos, tid, warp, epoch, line) -> None:
+def _read_update(s, pos, tid, warp, epoch, line, within=None) -> None:
     """The reader shadow after a read by lanes (``pos``, ``tid``, ``warp``) in barrier interval ``epoch``.
 
     Reads of one interval compose: applied one instruction after another, or once to all their lanes in order,
     the result is the same (the last reader and line of each element; "several warps" iff the element's readers
-    in this interval, the earlier one included, span more than one warp), which lets ``_defer`` batch them."""
+    in this interval, the earlier one included, span more than one warp), which lets reads be queued and applied
+    together (``_Shadow.settle``). ``within``: per lane, whether it stands for lanes of several warps (an
+    instruction's lanes reduced to the last reader of each element, see ``_reduced``)."""
     r_tid = s["r_tid"][pos]
     same = s["r_epoch"][pos] == epoch
     # warp of a thread id: >> 5 is // WARP for every int64 (-1, no reader, stays -1), and cheaper
     multi = same & (((r_tid >> 5) != warp) | s["r_multi"][pos])
     s["r_tid"][pos] = tid
     multi |= s["r_tid"][pos] >> 5 != warp
+    if within is not None:
+        multi |= within
     # an element ends "read by several warps" iff one of its lanes says so (an element read before in
     # this epoch with the flag set has it in ``multi``): clear every element read, then set those
     s["r_multi"][pos] = False
     s["r_multi"][pos[multi]] = True
     s["r_epoch"][pos] = epoch
     s["r_line"][pos] = line
+
+
+def _reduced(pos, tid, warp) -> tuple:
+    """One read instruction's lanes as the reader shadow sees them: each element once, with its last lane's
+    thread and warp, and whether lanes of another warp read it too (``_read_update``'s ``within``)."""
+    u, first = np.unique(pos[::-1], return_index=True)
+    last = pos.size - 1 - first                 # each element's last lane
+    lw = warp[last]
+    inv = np.searchsorted(u, pos)               # each lane's element
+    within = np.zeros(u.size, dtype=bool)
+    within[inv[warp != lw[inv]]] = True
+    return u, tid[last], lw, within
+
+
+# reduced read patterns of lanes 0..n-1 of a block (a folded thread set's checked lanes): n -> {elements: pattern}
+_READS: dict[int, dict] = {}
 
 
 class _Blocks:
@@ -174,12 +197,16 @@ class RaceTracker:
                 s = sh.shadow = _Shadow(sh.size, nb)
             if self._lanes is None or self._lanes[0] is not tid:     # a new thread set: its block layout
                 local = tid[:per_block] % lanes_per_block
+                # read patterns are remembered across sets and launches for the lanes every lockstep set checks
+                reads = (_READS.setdefault(per_block, {}) if np.array_equal(local, np.arange(per_block))
+                         else {})
                 self._lanes = (tid, local, _Blocks(tid[::per_block] // lanes_per_block * lanes_per_block),
-                               local // WARP)
-            _, local, blocks, local_warp = self._lanes
+                               local // WARP, reads)
+            _, local, blocks, local_warp, reads = self._lanes
             ep = eps[3]
             if full or a0.all():
-                self._access(sh, s, elem[:per_block], local, local_warp, ep, line, is_write, describe, blocks)
+                self._access(sh, s, elem[:per_block], local, local_warp, ep, line, is_write, describe, blocks,
+                             reads)
             else:
                 t = local[a0]
                 self._access(sh, s, elem[:per_block][a0], t, t // WARP, ep if ep.ndim == 0 else ep[a0], line,
@@ -208,14 +235,16 @@ class RaceTracker:
         e2 = elem.reshape(nb, per)
         return bool(((e2 == e2[0]) | ~a2).all())
 
-    def _access(self, sh, s, pos, tid, warp, epoch, line, is_write, describe, blocks) -> None:
+    def _access(self, sh, s, pos, tid, warp, epoch, line, is_write, describe, blocks, reads=None) -> None:
         """The detector on the lanes checked (``pos``: positions in the shadow; ``tid``, ``warp`` per lane;
-        ``epoch`` per lane or one for all), each hazard counted ``blocks.n`` times."""
+        ``epoch`` per lane or one for all), each hazard counted ``blocks.n`` times. ``reads``: a dict that
+        remembers read patterns reduced by ``_reduced`` for these very ``tid`` and ``warp`` arrays (their thread
+        set's), by the elements read; None for other lanes."""
         ln = -1 if line is None else int(line)
         if is_write:
             s.settle()        # the write's checks read the reader shadow
         # a hazard needs an access of the same barrier interval before: most instructions have none to look at
-        if not is_write and np.ndim(epoch) == 0 and epoch > s.w_max:
+        if not is_write and epoch.ndim == 0 and epoch > s.w_max:
             live = False      # no write recorded this interval (or later): no w_epoch equals it
         else:
             live = _ANY(s["w_epoch"][pos] == epoch) or (is_write and _ANY(s["r_epoch"][pos] == epoch))
@@ -240,17 +269,26 @@ class RaceTracker:
             s["w_epoch"][pos] = epoch
             s["w_line"][pos] = ln
             if pos.size:
-                s.w_max = max(s.w_max, int(np.max(epoch)))
+                s.w_max = max(s.w_max, int(epoch if epoch.ndim == 0 else epoch.max()))
         else:
             if live:
                 self._report("RAW", sh, pos, w_same_epoch, w_tid, s["w_line"][pos], tid, ln, describe, blocks)
-            if DEFER and np.ndim(epoch) == 0:
+            if DEFER and epoch.ndim == 0:
                 # only a later write (or unfolding) reads the reader shadow: queue the update, applied in one pass
                 if s.pending and s.pending_epoch != epoch:
                     s.settle()
                 s.pending_epoch = epoch
-                # ``pos`` may be a view of the caller's index array, which the caller may change afterwards
-                s.pending.append((pos if pos.base is None else pos.copy(), tid, warp, ln))
+                if reads is not None:
+                    key = pos.tobytes()
+                    red = reads.get(key)
+                    if red is None:
+                        if len(reads) >= 4096:
+                            reads.clear()
+                        red = reads[key] = _reduced(pos, tid, warp)
+                    s.pending.append(red + (ln,))
+                else:
+                    # ``pos`` may be a view of the caller's index array, which the caller may change afterwards
+                    s.pending.append((pos if pos.base is None else pos.copy(), tid, warp, None, ln))
             else:
                 s.settle()
                 _read_update(s, pos, tid, warp, epoch, ln)

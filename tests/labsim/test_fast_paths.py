@@ -244,3 +244,60 @@ def test_races_kept_follow_lane_order_across_folded_blocks():
     assert folded.race_count == plain.race_count > races.MAX_REPORTED
     assert [str(r) for r in folded.races] == [str(r) for r in plain.races]
     assert folded.races[-1].block != folded.races[0].block
+
+
+REPEAT_SRC = """
+__global__ void k(float* out, const int* rows, int tiles) {{
+    __shared__ float t[32][{w}];
+    for (int r = threadIdx.x; r < 32 * {w}; r += blockDim.x) t[r / {w}][r % {w}] = r;
+    {sync}
+    float s = 0.0f;
+    for (int it = 0; it < tiles; ++it) {{
+        int row = rows[{row}];
+        #pragma unroll
+        for (int k = 0; k < {n}; ++k) s += t[row][k] * t[k][threadIdx.x % {w}];
+    }}
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}}
+"""
+
+
+@settings(max_examples=30, deadline=None)
+@given(w=st.sampled_from([16, 17, 32, 33]), n=st.sampled_from([2, 4, 8]), threads=st.sampled_from([32, 64]),
+       blocks=st.integers(1, 4), tiles=st.integers(1, 3), per_block=st.booleans(), sync=st.booleans(),
+       data=st.data())
+def test_repeated_uniform_loads_count_as_the_first_time(w, n, threads, blocks, tiles, per_block, sync, data):
+    """A block-uniform shared load met again (the next tile of an unrolled loop) adds the counts, or hands the
+    model the addresses, remembered from its first time (labsim.launch.REPEATS), and a vector group met again
+    adds what it added then (labsim.model.MERGE_MEMO): every counter, the sampled warp, races and the result
+    equal the general path's, merged vector loads and per-block (non-uniform) rows alike."""
+    import sys
+
+    from labsim import cuda, model
+    engine = sys.modules["labsim.launch"]      # the module (labsim.launch is also the name of its function)
+
+    rows = np.array(data.draw(st.lists(st.integers(0, 31), min_size=threads * blocks,
+                                       max_size=threads * blocks)), np.int32)
+    src = REPEAT_SRC.format(w=w, n=n, sync="__syncthreads();" if sync else "",
+                            row="blockIdx.x * blockDim.x + threadIdx.x" if per_block else "threadIdx.x")
+    prog = cuda.compile(src, "k.cu")
+
+    def run(repeats):
+        old = engine.REPEATS, model.MERGE_MEMO
+        engine.REPEATS = model.MERGE_MEMO = repeats
+        try:
+            out = np.zeros(threads * blocks, np.float32)
+            st_ = prog.launch("k", blocks, threads, (out, rows, tiles)).stats
+        finally:
+            engine.REPEATS, model.MERGE_MEMO = old
+        sites = sorted((s.space, s.op, s.line, s.col, s.array, s.itemsize, s.executed, s.requests, s.cost,
+                        s.conflicts, s.bytes_requested,
+                        None if s.sample is None else (s.sample.block, s.sample.warp, s.sample.active.tolist(),
+                                                       s.sample.addr.tolist()))
+                       for s in st_.instructions)
+        return _stats_fields(st_), sites, out
+
+    (fast, fsites, a), (slow, ssites, b) = run(True), run(False)
+    assert fsites == ssites
+    assert fast == slow
+    assert np.array_equal(a, b, equal_nan=True)
