@@ -32,13 +32,24 @@ FIGURES = {
 
 
 def rendered_text_px(fig) -> tuple[int, list[tuple[float, str]]]:
-    """(PNG width, [(text height in CSS px at 100% zoom on the page, text)]) for every visible text."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=fig.dpi, bbox_inches="tight")
-    width = Image.open(io.BytesIO(buf.getvalue())).size[0]
+    """(PNG width, [(text height in CSS px at 100% zoom on the page, text)]) for every visible text. The width is
+    the one savefig(bbox_inches="tight") gives (the tight box, padded, at fig.dpi), found by a layout pass
+    without rasterising or encoding the PNG (test_the_width_is_the_pngs checks they agree)."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    canvas = FigureCanvasAgg(fig)           # the canvas savefig(format="png") renders with
+    fig.draw_without_rendering()            # runs the layout engine, as savefig's first pass does
+    box = fig.get_tightbbox(canvas.get_renderer())
+    width = int((box.width + 2 * matplotlib.rcParams["savefig.pad_inches"]) * fig.dpi)   # as Agg sizes it
     scale = min(1.0, CONTENT_PX / width)
     return width, [(t.get_fontsize() * fig.dpi / 72 * scale, t.get_text()) for t in fig.findobj(Text)
                    if t.get_visible() and t.get_text().strip()]
+
+
+def png_width(fig) -> int:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=fig.dpi, bbox_inches="tight")
+    return Image.open(io.BytesIO(buf.getvalue())).size[0]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -66,3 +77,12 @@ def test_the_measure_fails_on_a_wide_figure():
     fig.text(0.99, 0.99, "y")
     _, texts = rendered_text_px(fig)
     assert min(px for px, _ in texts) < MIN_PX
+
+
+@pytest.mark.parametrize("name", ["lesson09.tile_bank_map", "p2.sweep_figure"])
+def test_the_width_is_the_pngs(name, monkeypatch):
+    """The layout pass's width is the PNG's (to a pixel), on a one-panel and a many-panel figure."""
+    monkeypatch.setenv("COURSEBUILD_BRANCH", "answer")
+    fig = FIGURES[name]()
+    width, _ = rendered_text_px(fig)
+    assert abs(width - png_width(FIGURES[name]())) <= 1, name

@@ -155,9 +155,10 @@ def test_bundle_carries_the_exercise(eid, tmp_path):
 
 # Running the bundle is the same run_autograder and `grading gradescope` for every exercise (a new Python that
 # imports grading and the exercise from the unpacked bundle, ~2 s of CPU each): `make test` runs it on the
-# fixture exercise (outside grading/exercises) and on a whole-kernel challenge, test_grading_build.py on lesson 9's
-# notebook; the slow tier runs every other exercise's (each solution is graded in process by test_corpus).
-BUNDLE_RUNS_FAST = {"vecscale", "lesson08_challenge"}
+# fixture exercise (outside grading/exercises: the bundle carries an exercise the package does not have),
+# test_grading_build.py on lesson 9's notebook; the slow tier runs every other exercise's, the challenges' whole
+# kernels included (each solution is graded in process by test_corpus).
+BUNDLE_RUNS_FAST = {"vecscale"}
 
 
 @needs_cuda
@@ -194,8 +195,15 @@ def test_student_build_ships_the_exercise_without_its_hidden_parts(eid, tmp_path
     assert not others
 
 
+# One child Python per exercise (~0.9 s of CPU each): `make test` runs a blank exercise's and a whole-kernel
+# challenge's; the slow tier runs the others (every exercise's kit is checked in process by the test above, and
+# its solution graded by test_corpus).
+STUDENT_CHECK_FAST = {"lesson09", "lesson10_challenge"}
+
+
 @needs_cuda
-@pytest.mark.parametrize("eid", EXERCISES)
+@pytest.mark.parametrize("eid", [e if e in STUDENT_CHECK_FAST else pytest.param(e, marks=pytest.mark.slow)
+                                 for e in EXERCISES])
 def test_student_build_public_check_runs(eid, tmp_path):
     from grading.studentbuild import build
     ex = load_exercise(eid)
