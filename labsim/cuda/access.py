@@ -52,22 +52,39 @@ def mem_get(c, p, i, t: CType, line: int, name: str, col: int | None = None):
     cache = c.loads
     if cache is not None:
         key = (p.space, id(p.buf), t.name)
-        addr = np.asarray(i, dtype=np.int64) * t.size + p.boff      # a new array (or a scalar)
-        fresh = addr.shape == c.act.shape
-        if not fresh:
-            addr = np.broadcast_to(addr, c.act.shape)
-        hit = cache.find(key, addr, c.act)
-        if hit is not None:
-            return hit
+        addr = _where(p, i, idx, view, t.size, dt, c.act)
+        if addr is not None:
+            fresh = addr.shape == c.act.shape
+            if not fresh:
+                addr = np.broadcast_to(addr, c.act.shape)
+            hit = cache.find(key, addr, c.act)
+            if hit is not None:
+                return hit
     if p.space == "global":
         v = c.blk.load(p.buf, idx, line=line, name=name, view=view, col=col)
     else:
         v = c.blk.sload(p.buf, idx, line=line, name=name, view=view, col=col)
     v = unpack(v, dt) if t.kind == "vec" else v
-    if cache is not None:
+    if cache is not None and addr is not None:
         # c.act is kept as is: the engine replaces its masks, never changes one in place
         cache.add(key, addr if fresh else addr.copy(), c.act, v)
     return v
+
+
+def _where(p, i, idx, view, size: int, dt: np.dtype, act):
+    """Each lane's location for the LoadCache, in one unit per cache key (buffer and C type): the element index
+    when the type is the buffer's own (``idx``, no arithmetic: byte address / size), else the byte offset. None
+    when an active lane is misaligned (the access faults; nothing is kept)."""
+    if view is None:
+        if idx is i and type(i) is np.ndarray and i.base is not None:
+            return i.copy()           # a view (of a per-thread array, say) may change after the load: keep a copy
+        return np.asarray(idx)
+    if p.buf.dtype != dt:
+        return idx                    # every access of this type to this buffer is in bytes
+    off = np.broadcast_to(idx, act.shape)
+    if np.any((off % size != 0) & act):
+        return None
+    return idx // size
 
 
 def mem_put(c, p, i, t: CType, v, line: int, name: str, col: int | None = None) -> None:
