@@ -597,7 +597,13 @@ class Block:
                     else:
                         s, a2, act2, times = hit
                         self._ctx.model.account(s, a2, act2, None, warps=self._row_warp, times=times)
-                    self._race(sh, idx, self._active, line, False, True)
+                    ctx = self._ctx
+                    version, epoch = self._epochs
+                    if version != ctx.epoch_version:
+                        epoch = ctx.epoch[self._row_warp]
+                        self._epochs = (ctx.epoch_version, epoch)
+                    ctx.races.read_uniform(sh, idx, self._active, self._tid, epoch, ctx.lanes_per_block,
+                                           ctx.lanes_per_block, line, ctx.describe)
                     return sh.flat.take(self._lbase(sh.size) + idx)
         data, pos, addr, itemsize, name, elem, times = self._shared(sh, idx, name, line, view, "load from",
                                                                     uniform=memo is not None)

@@ -223,6 +223,36 @@ class RaceTracker:
         if pos.size:
             self._access(sh, s, pos, tid, tid // WARP, ep, line, is_write, describe, _UNFOLDED)
 
+    def read_uniform(self, sh: SharedArray, elem: np.ndarray, act: np.ndarray, tid: np.ndarray, epoch: np.ndarray,
+                     per_block: int, lanes_per_block: int, line: int | None, describe) -> None:
+        """``access`` for a read by every lane of the set, the same elements in every block (the caller checked):
+        while the array's shadow is folded and no write recorded this barrier interval, this only queues the
+        read's reduced pattern (what ``access`` would do, without its checks); otherwise ``access``."""
+        s = sh.shadow
+        eps, lanes = self._epochs, self._lanes
+        if (not FOLD or s is None or s.fold is None or eps is None or eps[0] is not epoch or eps[1] != per_block or not eps[2]
+                or lanes is None or lanes[0] is not tid or not DEFER or s.fold != tid.size // per_block):
+            self.access(sh, elem, act, tid, epoch, per_block, lanes_per_block, line, False, describe, uniform=True,
+                        full=True)
+            return
+        ep = eps[3]
+        if ep.ndim or not ep > s.w_max:
+            self.access(sh, elem, act, tid, epoch, per_block, lanes_per_block, line, False, describe, uniform=True,
+                        full=True)
+            return
+        if s.pending and s.pending_epoch != ep:
+            s.settle()
+        s.pending_epoch = ep
+        reads = lanes[4]
+        pos = elem[:per_block]
+        key = pos.tobytes()
+        red = reads.get(key)
+        if red is None:
+            if len(reads) >= 4096:
+                reads.clear()
+            red = reads[key] = _reduced(pos, lanes[1], lanes[3])
+        s.pending.append(red + (-1 if line is None else int(line),))
+
     @staticmethod
     def _uniform(elem, act, per, nb, known) -> bool:
         """Every block of the set does the same: active lanes and elements (``known`` if not None); the caller

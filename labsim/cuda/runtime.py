@@ -70,13 +70,18 @@ class LoadCache:
         self.lane0: dict = {}            # per key: {lane 0's address: entries} of the entries lane 0 loaded in
         self.restrict: set = set()       # ids of buffers passed as __restrict__ parameters: no other store aliases
 
-    def find(self, key, addr, act):
+    def find(self, key, addr, act, full: bool = False):
+        """The value of a kept load that covers ``act`` at ``addr``, or None. ``full``: the caller knows lane 0
+        is active (the thread set's every thread is), which spares finding the first active lane."""
         entries = self.entries.get(key)
         if not entries:
             return None
-        f = int(act.argmax())
-        if not act[f]:                   # a predicated-off instruction still executes: not folded
-            return None
+        if full:
+            f = 0
+        else:
+            f = int(act.argmax())
+            if not act[f]:               # a predicated-off instruction still executes: not folded
+                return None
         probe = int(addr[f])
         if f == 0 and probe not in self.lane0[key]:
             return None                  # no entry has lane 0 at this address (the usual miss, without a scan)
@@ -94,8 +99,9 @@ class LoadCache:
                 return value
         return None
 
-    def add(self, key, addr, act, value) -> None:
-        """``addr`` and ``act`` are kept as given: the caller hands over arrays nobody changes afterwards."""
+    def add(self, key, addr, act, value, full: bool = False) -> None:
+        """``addr`` and ``act`` are kept as given: the caller hands over arrays nobody changes afterwards.
+        ``full``: as for ``find``."""
         lst = self.entries.setdefault(key, [])
         lane0 = self.lane0.setdefault(key, {})
         if len(lst) >= self.MAX_PER_BUFFER:
@@ -106,9 +112,9 @@ class LoadCache:
                     lane0[old[4]] = n
                 else:
                     del lane0[old[4]]
-        f = int(act.argmax())
+        f = 0 if full else int(act.argmax())
         probe = int(addr[f])
-        counted = f == 0 and bool(act[0])
+        counted = full or (f == 0 and bool(act[0]))
         lst.append((addr, act, value, f, probe, counted))
         if counted:
             lane0[probe] = lane0.get(probe, 0) + 1
