@@ -57,7 +57,7 @@ def mem_get(c, p, i, t: CType, line: int, name: str, col: int | None = None):
             fresh = addr.shape == c.act.shape
             if not fresh:
                 addr = np.broadcast_to(addr, c.act.shape)
-            hit = cache.find(key, addr, c.act)
+            hit = cache.find(key, addr, c.act, c.full)
             if hit is not None:
                 return hit
     if p.space == "global":
@@ -67,7 +67,7 @@ def mem_get(c, p, i, t: CType, line: int, name: str, col: int | None = None):
     v = unpack(v, dt) if t.kind == "vec" else v
     if cache is not None and addr is not None:
         # c.act is kept as is: the engine replaces its masks, never changes one in place
-        cache.add(key, addr if fresh else addr.copy(), c.act, v)
+        cache.add(key, addr if fresh else addr.copy(), c.act, v, c.full)
     return v
 
 
@@ -221,7 +221,8 @@ def local_array_lv(comp, sym, idx_es: list[CompiledExpr], node) -> LValue:
 
     def get(c, i):
         arr = c.v[slot]
-        v = arr[:, i] if np.ndim(i) == 0 else arr[rows(c), i]
+        # a copy: a view of the column would change when the element is written later (``int x = a[0]; a[0] = 1;``)
+        v = arr[:, i].copy() if np.ndim(i) == 0 else arr[rows(c), i]
         return unpack(v, t.vdtype) if vec else v
 
     def put(c, i, v):

@@ -19,6 +19,29 @@ def const_e(value, t: CType) -> CompiledExpr:
     return CompiledExpr(t, lambda c, v=value: v, k=value)
 
 
+# Identity-memoised unary steps (UNARY_MEMO): an index such as ``As[ty + 16][k]`` converts and scales the same
+# ``ty`` array at every iteration of the k loop. The interpreter never changes an array it owns in place (a
+# variable's new value is a new array; only per-thread arrays are written in place, and reading one gives a view),
+# so a step applied to the very array object it saw last time gives the same result.
+UNARY_MEMO = True
+
+
+def memo1(F, A):
+    """``c -> F(A(c))``, returning the last result again while ``A`` gives the same array object (one that owns
+    its data: a view may belong to a per-thread array that changes)."""
+    last = [None, None]
+
+    def ev(c):
+        x = A(c)
+        if x is last[0]:
+            return last[1]
+        y = F(x)
+        if UNARY_MEMO and type(x) is np.ndarray and x.base is None:
+            last[0], last[1] = x, y
+        return y
+    return ev
+
+
 def is_scalar(v) -> bool:
     return not isinstance(v, np.ndarray) or v.ndim == 0
 
@@ -256,8 +279,7 @@ class ExprMixin:
         f = ct.converter(e.t, ct.LLONG)
         if e.k is not None:
             return const_e(f(e.k), ct.LLONG)
-        A = e.ev
-        return CompiledExpr(ct.LLONG, lambda c: f(A(c)), pure=e.pure)
+        return CompiledExpr(ct.LLONG, memo1(f, e.ev), pure=e.pure)
 
     def flat_index(self, idx: list[CompiledExpr], dims: tuple[int, ...]) -> CompiledExpr:
         strides = [int(np.prod(dims[k + 1:], dtype=np.int64)) for k in range(len(dims))][:len(idx)]
@@ -270,7 +292,8 @@ class ExprMixin:
         if len(evs) == 2:
             (A, sa), (B, sb) = evs
             if sb == 1:
-                return CompiledExpr(ct.LLONG, lambda c: A(c) * sa + B(c), pure=all(i.pure for i in idx))
+                AS = memo1(lambda x: x * sa, A)
+                return CompiledExpr(ct.LLONG, lambda c: AS(c) + B(c), pure=all(i.pure for i in idx))
         return CompiledExpr(ct.LLONG, lambda c: sum(f(c) * s for f, s in evs), pure=all(i.pure for i in idx))
 
     def x_pointer_expression(self, node) -> CompiledExpr:
@@ -357,7 +380,7 @@ class ExprMixin:
             return CompiledExpr(bo.result, ev, pure=False)
         if b.k is not None:
             kb = b.k
-            return CompiledExpr(bo.result, lambda c: fn(A(c), kb), pure=a.pure)
+            return CompiledExpr(bo.result, memo1(lambda x: fn(x, kb), A), pure=a.pure)
         return CompiledExpr(bo.result, lambda c: fn(A(c), B(c)), pure=a.pure and b.pure)
 
     def division_by_zero(self, c, y, where) -> None:
