@@ -44,8 +44,9 @@ from .transforms import NOTEBOOK_PIPELINE, SOURCE_PIPELINE, run_pipeline
 from .transforms.guard_leaks import LeakError
 from .vendor import ensure_vendor, install_for_quarto, install_vendor
 
+# measurements/: the H200 recordings that lessons' tables and figures show (figures.recordings)
 DIGEST_GLOBS = ("_quarto*.yml", "index.qmd", "lessons/**/*", "labsim/**/*", "figures/**/*", "grading/**/*",
-                "assets/**/*", "pyproject.toml")
+                "assets/**/*", "measurements/**/*", "pyproject.toml")
 _SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".hypothesis"}
 
 
@@ -262,12 +263,15 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
     report.timings["sources"] = time.perf_counter() - t0
 
     # 2. Execute (branches of one page in sequence: lessons write fixed paths such as /tmp/09_*.cu).
-    # Static explorers compute their control grid once per set of inputs; the other branch reuses it.
-    explorer_cache = build_dir / "explorer-cache"
-    for old in explorer_cache.glob("*"):
-        if old.name != digest[:16]:
-            shutil.rmtree(old, ignore_errors=True)
-    explorer_env = {"COURSEBUILD_EXPLORER_CACHE": str(explorer_cache / digest[:16])}
+    # Static explorers compute their control grid once per set of inputs, and pure figures
+    # (figures.lessonkit.pure_figure) render their PNG once; the other branch reuses both.
+    caches = {"COURSEBUILD_EXPLORER_CACHE": build_dir / "explorer-cache",
+              "COURSEBUILD_FIGURE_CACHE": build_dir / "figure-cache"}
+    for cache in caches.values():
+        for old in cache.glob("*"):
+            if old.name != digest[:16]:
+                shutil.rmtree(old, ignore_errors=True)
+    cache_env = {var: str(cache / digest[:16]) for var, cache in caches.items()}
     executed: dict[tuple[str, str], nbformat.NotebookNode] = {}
     if execute and not use_quarto:
         ensure_kernel()
@@ -275,7 +279,7 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
         # Lessons import the project's packages (labsim, figures, grading) from this checkout, whatever
         # an installed copy says.
         kernel_env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
-                      **explorer_env}
+                      **cache_env}
 
         started = [0]
         total = len(pages) * len(branches)
@@ -346,7 +350,7 @@ def _build(root: Path, *, branches: tuple[str, ...] = BRANCHES, renderer: str = 
                 log(f"coursebuild:   {b:8s} [{k}/{n}] {file} ...")
 
             log(f"coursebuild: quarto render --profile {b} ({len(pages)} pages; each page's cells run as it renders)")
-            warned = render_branch(quarto, build_dir / b, b, dest, pythonpath=str(root), env=explorer_env,
+            warned = render_branch(quarto, build_dir / b, b, dest, pythonpath=str(root), env=cache_env,
                                    on_page=on_page)
             page_done()
             report.timings[f"quarto {b}"] = time.perf_counter() - tb

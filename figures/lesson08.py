@@ -341,6 +341,7 @@ def naive_table(n: int = 256) -> Table:
 
 
 @after_exercise
+@kit.pure_figure
 def naive_sector_maps(n: int = 256) -> Figure:
     """One warp's load and store: the lesson's naive transpose and the strided-read variant."""
     naive, *_ = run_kernel("naive", n, n)

@@ -76,6 +76,7 @@ def transpose_table(n: int = 256, *, fixes: bool = True) -> Table:
                            f"labsim: {n}×{n} float32, 32×8 threads per block, one 32×32 tile each"))
 
 
+@kit.pure_figure
 def transpose_sector_maps(n: int = 256) -> Figure:
     """Sector maps of one warp's global accesses: the input read, the naive write, the tiled write."""
     naive, _, _ = run_transpose("naive", n, n)
@@ -93,6 +94,7 @@ def transposed_read(pad: int = 0, swizzle: bool = False, n: int = 64):
     return instr(st, "shared", "ld").sample
 
 
+@kit.pure_figure
 def tile_heatmaps(fixes: bool = True) -> Figure:
     """The transposed read ``tile[threadIdx.x][threadIdx.y + j]`` of one warp: the unpadded tile and, with
     ``fixes``, the padded and swizzled ones next to it."""
@@ -617,6 +619,7 @@ def bandwidth_table(fixes: bool = True, path: str | Path | None = None) -> Table
                  caption=t("H200 实测的有效带宽（n×n float32，block 32×8）", "H200 effective bandwidth"), notes=notes)
 
 
+@kit.pure_figure
 def tile_bank_map(fixes: bool = True, col: int = 0) -> Figure:
     """The tile coloured by bank (labsim's bank of every element) with one warp's column read outlined:
     ``float tile[32][32]``, and with ``fixes`` ``float tile[32][33]`` beside it."""

@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 
 from ._fonts import t
 from . import static_explorer as se
+from .lessonkit import pure_figure
 from .heatmap import (DEGREE_BOUNDS, DEGREE_COLORS, DEGREE_LABELS, bank_degrees, draw_bank_heatmap,
                       draw_bank_heatmaps, min_wavefronts, wavefront_caption)
 from .lesson09_kernels import CTYPES, DTYPES, TILE_DIM, tile_access
@@ -72,6 +73,7 @@ def readout_text(r: dict, access: str) -> str:
              f"{what}s: worst {r['worst']} ({what} {r['worst_index']}), average {r['average']:g}")
 
 
+@pure_figure
 def variant_grid(variants: Sequence[tuple] | None = None, ncols: int = 4) -> Figure:
     """Pre-rendered explorer views: (pad, dtype, access, swizzle[, column]) each; default three element types ×
     unpadded, +1 at column 0, +1 at column 7 (where ``__half tile[32][33]`` conflicts) and swizzled."""

@@ -15,6 +15,9 @@ demos, line numbering, the H200 recordings and the external figures.
   ("not recorded"), never a guess.
 * **External figures** (Harris's published bandwidths) from one labelled file, ``figures/data/harris_2013.json``
   (:func:`harris`).
+* **Pure figures.** :func:`pure_figure` marks a figure function whose picture depends only on its arguments and
+  the repo: the course build (``COURSEBUILD_FIGURE_CACHE``) renders it once and shows the stored PNG on the other
+  branch; while it runs, reading the branch or a fill raises :class:`ImpureFigure`.
 * **Tables' plumbing.** :func:`outcome_table` (labelled variants -> 结果正确 / 结果错误（n 个元素）/ the LabsimError
   in the cell's numbering), :func:`race_table` (variants × warp orders, races grouped by line pair) and
   :func:`racecheck_table` (recorded H200 runs beside labsim's, with the lessons' markers): a lesson module passes
@@ -22,9 +25,15 @@ demos, line numbering, the H200 recordings and the external figures.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
+import hashlib
+import inspect
+import io
 import json
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -115,6 +124,7 @@ class Fill:
 
 def branch() -> str | None:
     """The branch the course build is executing ("answer", "exercise"), or None outside the build."""
+    _not_in_pure_figure("lessonkit.branch()")
     return os.environ.get("COURSEBUILD_BRANCH") or os.environ.get("QUARTO_PROFILE") or None
 
 
@@ -139,6 +149,7 @@ def blank_of(eid: str, code: str) -> str | None:
 
 def reference_fill(eid: str) -> str:
     """The reference fill, from the exercise's ``solution.cu`` (instructor copy and answer build only)."""
+    _not_in_pure_figure(f"lessonkit.reference_fill({eid!r})")
     ex = exercise(eid)
     path = ex.solution_path
     if not path.is_file():
@@ -151,6 +162,7 @@ def reference_fill(eid: str) -> str:
 
 def student_fill(eid: str) -> str | None:
     """The student's fill, from the file the exercise cell wrote (None: not written or not filled yet)."""
+    _not_in_pure_figure(f"lessonkit.student_fill({eid!r})")
     path = Path(exercise(eid).config["target"])
     try:
         code = path.read_text(encoding="utf-8")
@@ -162,6 +174,7 @@ def student_fill(eid: str) -> str | None:
 def demo_fill(eid: str) -> Fill:
     """The fill the lesson's demos run: the reference where the build may read it (answer branch, or outside
     the build where ``solution.cu`` exists), else the student's own; :class:`NeedsFill` when there is neither."""
+    _not_in_pure_figure(f"lessonkit.demo_fill({eid!r})")
     if branch() != "exercise":
         try:
             return Fill(reference_fill(eid), "reference")
@@ -226,6 +239,172 @@ def after_exercise(eid: str) -> Callable:
                 return needs_fill_figure(eid) if figure else needs_fill_note(eid)
         return inner
     return wrap
+
+
+# ---- pure figures: rendered once per course build, shown on both branches ----------------------------------
+
+FIGURE_CACHE_ENV = "COURSEBUILD_FIGURE_CACHE"
+_PURE: contextvars.ContextVar[str | None] = contextvars.ContextVar("pure_figure", default=None)
+
+
+class ImpureFigure(RuntimeError):
+    """A function declared :func:`pure_figure` read the branch or a fill, so its picture may differ between the
+    answer and the exercise branch and must not be rendered once for both."""
+
+
+def _not_in_pure_figure(what: str) -> None:
+    name = _PURE.get()
+    if name is not None:
+        raise ImpureFigure(f"{name} is declared @pure_figure but calls {what}: its picture can differ between the "
+                           "answer and the exercise branch (or with the student's file), so the build must not "
+                           "render it once for both; remove @pure_figure from it")
+
+
+class CachedFigure:
+    """A figure the build rendered before: IPython shows its stored display bundle (the PNG and text/plain the
+    inline formatter made from the real Figure)."""
+
+    def __init__(self, data: dict, metadata: dict) -> None:
+        self.data, self.metadata = data, metadata
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return dict(self.data), dict(self.metadata)
+
+    def __repr__(self) -> str:
+        return str(self.data.get("text/plain", "<CachedFigure>"))
+
+
+def _plain(v: Any) -> bool:
+    """True for values whose repr says all of them (no numpy arrays, paths to files, objects)."""
+    if type(v) in (type(None), bool, int, float, str):
+        return True
+    if type(v) in (tuple, list):
+        return all(_plain(x) for x in v)
+    if type(v) is dict:
+        return all(_plain(k) and _plain(x) for k, x in v.items())
+    return False
+
+
+def _callable_name(f: Any) -> str:
+    if isinstance(f, functools.partial):
+        return (f"partial({_callable_name(f.func)}, {f.args!r}, "
+                f"{sorted((k, repr(v)) for k, v in f.keywords.items())!r})")
+    return f"{getattr(f, '__module__', '?')}.{getattr(f, '__qualname__', type(f).__qualname__)}"
+
+
+def _display_state(shell) -> str | None:
+    """How IPython turns a Figure into output here: each formatter's function for Figure (format, dpi, bbox and
+    any other keyword of ``set_matplotlib_formats``) and the active types; None where something other than the
+    per-mimetype formatters (an interactive backend) displays figures."""
+    from matplotlib.figure import Figure
+    df = shell.display_formatter
+    for special in (df.ipython_display_formatter, df.mimebundle_formatter):
+        with contextlib.suppress(KeyError):
+            special.lookup_by_type(Figure)
+            return None
+    state = []
+    for mime, fmt in df.formatters.items():
+        try:
+            state.append((mime, fmt.enabled, _callable_name(fmt.lookup_by_type(Figure))))
+        except KeyError:
+            state.append((mime, fmt.enabled, None))
+    return repr((state, sorted(df.active_types)))
+
+
+def _figure_key(fn: Callable, arguments: dict, display: str) -> str:
+    """Everything the PNG depends on besides the repo (whose digest names the cache folder): the function, its
+    arguments, every rcParam, how figures are displayed, the labels' language and font, the libraries drawing."""
+    import matplotlib
+    import numpy
+    from matplotlib import ft2font
+
+    from grading.display import quarto_rendering
+    from ._fonts import cjk_family
+    parts = [f"{fn.__module__}.{fn.__qualname__}", repr(sorted(arguments.items())),
+             repr(sorted((k, repr(v)) for k, v in matplotlib.rcParams.items())), display, repr(cjk_family()),
+             matplotlib.__version__, ft2font.__freetype_version__, numpy.__version__,
+             os.environ.get("LABSIM_COUNTING", ""), repr(quarto_rendering())]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+@contextlib.contextmanager
+def _pure(name: str):
+    token = _PURE.set(name)
+    try:
+        yield
+    finally:
+        _PURE.reset(token)
+
+
+def pure_figure(fn: Callable) -> Callable:
+    """Decorator for a figure function whose picture depends only on its arguments and the repo's inputs (never
+    on the branch, a fill, the student's files, the global random state, nor on output it prints).
+
+    While it runs, :func:`branch`, :func:`reference_fill`, :func:`student_fill` and :func:`demo_fill` raise
+    :class:`ImpureFigure`, so a wrong declaration fails loudly instead of showing one branch's picture on the
+    other. Where the course build sets ``COURSEBUILD_FIGURE_CACHE`` (a folder named by the digest of all its
+    inputs) and IPython displays the result, the first call renders the Figure as IPython's inline formatter
+    does and stores that display bundle; later calls with the same key (:func:`_figure_key`) return a
+    :class:`CachedFigure` showing the same bytes. Elsewhere (tests, students) it returns the real Figure.
+    Arguments other than plain values (numbers, strings, tuples, lists, dicts of them) are never cached."""
+    name = f"{fn.__module__}.{fn.__qualname__}"
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def inner(*args, **kwargs):
+        folder = os.environ.get(FIGURE_CACHE_ENV)
+        shell = None
+        if folder and _PURE.get() is None:          # a pure figure inside another one stays a Figure
+            with contextlib.suppress(ImportError):
+                from IPython import get_ipython
+                shell = get_ipython()
+        if shell is None:
+            with _pure(name):
+                return fn(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        display = _display_state(shell)
+        if display is None or not _plain(dict(bound.arguments)):
+            with _pure(name):
+                return fn(*args, **kwargs)
+        path = Path(folder) / f"{fn.__qualname__}-{_figure_key(fn, dict(bound.arguments), display)[:24]}.json"
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            return CachedFigure(stored["data"], stored["metadata"])
+        except (OSError, ValueError, KeyError):
+            pass
+        return _render_and_store(fn, name, args, kwargs, shell, path)
+
+    inner.pure_figure = True
+    return inner
+
+
+def _render_and_store(fn: Callable, name: str, args, kwargs, shell, path: Path):
+    """Call ``fn`` and format its Figure as IPython would; store the bundle unless the call or the rendering
+    printed or warned (the other branch would not see that output), or the result is no figure."""
+    from matplotlib.figure import Figure
+    out = io.StringIO()
+    with _pure(name), warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(out):
+        fig = fn(*args, **kwargs)
+        bundle = shell.display_formatter.format(fig) if isinstance(fig, Figure) else None
+    if out.getvalue():
+        print(out.getvalue(), end="")
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if bundle is None or out.getvalue() or caught:
+        return fig
+    data, metadata = bundle
+    if not any(k.startswith("image/") for k in data):
+        return fig
+    try:
+        text = json.dumps({"function": name, "data": data, "metadata": metadata}, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return fig
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")     # pages run in parallel: never show a half-written file
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return CachedFigure(data, metadata)
 
 
 # ---- recordings and external figures ------------------------------------------------------------------------

@@ -188,6 +188,7 @@ def sector_map_grid(accesses: Sequence[WarpAccess], titles: Sequence[str], ncols
     return fig
 
 
+@kit.pure_figure
 def pattern_sector_maps(keys: Sequence[str] | None = None, ncols: int = 3) -> Figure:
     """Sector maps of the seed's patterns (default all ten), drawn from labsim's WarpAccess."""
     keys = list(keys) if keys is not None else [p[0] for p in SEED_PATTERNS]
@@ -623,6 +624,7 @@ def script_launch_table(path: str | Path | None = None) -> Table:
                  notes=[t("H200：measurements/h200/p2/results.json（p2.cu 用脚本自己的随机下标）。", "H200: p2/results.json")])
 
 
+@kit.pure_figure
 def row_col_sector_maps(M: int = 256, N: int = 256) -> Figure:
     """Sector maps of one warp reading along a row and along a column of a row-major matrix (labsim)."""
     along_row = one_warp(np.arange(WARP), 4)
@@ -854,6 +856,7 @@ def sweep_table(path: str | Path | None = None) -> Table:
                  notes=notes)
 
 
+@kit.pure_figure
 def sweep_figure(path: str | Path | None = None) -> Figure:
     """H200 bandwidth of every recorded sweep point next to labsim's efficiency per request (two panels)."""
     rec = h200_sweep(path)
