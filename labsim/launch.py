@@ -449,9 +449,11 @@ class Block:
         self._scatter(data, idx, value, act)
 
     def _gather(self, data, idx, act):
-        # ndarray.take: what data[idx] gives for a 1-D array and in-bounds indices, in half the time per lane
+        # ndarray.take: what data[idx] gives for a 1-D array and in-bounds indices, in half the time per lane;
+        # the callers checked the bounds, so mode="wrap" (which leaves an in-bounds index as it is) spares numpy's
+        # own check of every index
         if self._all:
-            return data.take(idx)
+            return data.take(idx, mode="wrap")
         out = data.take(np.where(act, idx, 0)) if data.size else np.zeros(idx.shape, data.dtype)
         out[~act] = np.zeros((), data.dtype)
         return out
@@ -590,21 +592,24 @@ class Block:
         if REPEATS and view is None and self._all and not self._greenlet and type(sh) is SharedArray:
             memo = self._repeat_key(sh, idx, site, name, "ld")
             if memo is not None:
-                hit = self._ctx.repeats.get(memo)
+                ctx = self._ctx
+                hit = ctx.repeats.get(memo)
                 if hit is not None:       # made before: bounds checked, its addresses (or its counts) known
                     if hit[0] is None:
                         _add_counts(*hit[1])
                     else:
                         s, a2, act2, times = hit
-                        self._ctx.model.account(s, a2, act2, None, warps=self._row_warp, times=times)
-                    ctx = self._ctx
+                        ctx.model.account(s, a2, act2, None, warps=self._row_warp, times=times)
                     version, epoch = self._epochs
                     if version != ctx.epoch_version:
                         epoch = ctx.epoch[self._row_warp]
                         self._epochs = (ctx.epoch_version, epoch)
-                    ctx.races.read_uniform(sh, idx, self._active, self._tid, epoch, ctx.lanes_per_block,
-                                           ctx.lanes_per_block, line, ctx.describe)
-                    return sh.flat.take(self._lbase(sh.size) + idx)
+                    per = ctx.lanes_per_block
+                    ctx.races.read_uniform(sh, idx, self._active, self._tid, epoch, per, per, line, ctx.describe,
+                                           memo[5])
+                    base = self._lbases.get(sh.size)
+                    # in bounds (checked the first time, the same in every block): "wrap" skips numpy's index checks
+                    return sh.flat.take((self._lbase(sh.size) if base is None else base) + idx, mode="wrap")
         data, pos, addr, itemsize, name, elem, times = self._shared(sh, idx, name, line, view, "load from",
                                                                     uniform=memo is not None)
         act = self._active

@@ -339,7 +339,10 @@ class CountingModel:
         # addresses matter only modulo this (banks x bank width, sector size, widest access): see _many_warps
         self._period = math.lcm(self.banks * self.bank_bytes, self.sector_bytes, 16)
         self._pending: dict = {}                # vector groups waiting for their other executions
-        self._merged: dict = {}                 # complete vector groups counted before -> what they added
+        # complete vector groups counted before -> what they added: across launches of this very class (a subclass
+        # may count differently)
+        self._merged: dict = (_MERGES.setdefault((self.banks, self.bank_bytes, self.sector_bytes), {})
+                              if type(self) is CountingModel else {})
         self._executions: dict = {}             # executions of strided vector sites, per thread set
 
     def __repr__(self) -> str:
@@ -466,18 +469,23 @@ class CountingModel:
         if not MERGE_MEMO or parts[0][1].size > _MERGE_MEMO_LANES:    # a whole unfolded set: not worth keeping
             self._merge_parts(parts, width)
             return
-        key = (width,) + tuple((id(s), a.tobytes(), act.tobytes(), None if r is None else r.tobytes(), t)
-                               for s, a, act, r, t in parts)
+        # sites by where they are (the summaries are the launch's), parts by what they hold
+        key = (width,) + tuple(((s.space, s.op, s.line, s.col, s.array, s.itemsize), a.tobytes(), act.tobytes(),
+                                None if r is None else r.tobytes(), t) for s, a, act, r, t in parts)
         hit = self._merged.get(key)
         if hit is None:
             if len(self._merged) >= 4096:
                 self._merged.clear()
-            sums = list({id(p[0]): p[0] for p in parts}.values())
-            before = [_counts(x) for x in sums]
+            first = {}                                  # each summary once, by the first part that has it
+            for j, p in enumerate(parts):
+                first.setdefault(id(p[0]), j)
+            before = {j: _counts(parts[j][0]) for j in first.values()}
             self._merge_parts(parts, width)
-            hit = self._merged[key] = [(x, tuple(n - o for n, o in zip(_counts(x), b))) for x, b in zip(sums, before)]
+            self._merged[key] = [(j, tuple(n - o for n, o in zip(_counts(parts[j][0]), b)))
+                                 for j, b in before.items()]
             return
-        for x, (e, r, nb, c, k) in hit:
+        for j, (e, r, nb, c, k) in hit:
+            x = parts[j][0]
             x.executed += e
             x.requests += r
             x.bytes_requested += nb
@@ -583,6 +591,7 @@ class CountingModel:
 
 _MERGE_MEMO_LANES = 1024     # vector groups of at most this many lanes per execution are remembered (_merge)
 MERGE_MEMO = True            # remember complete vector groups (tests switch it off to compare)
+_MERGES: dict[tuple, dict] = {}
 
 
 def _counts(s) -> tuple:

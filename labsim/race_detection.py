@@ -224,10 +224,11 @@ class RaceTracker:
             self._access(sh, s, pos, tid, tid // WARP, ep, line, is_write, describe, _UNFOLDED)
 
     def read_uniform(self, sh: SharedArray, elem: np.ndarray, act: np.ndarray, tid: np.ndarray, epoch: np.ndarray,
-                     per_block: int, lanes_per_block: int, line: int | None, describe) -> None:
+                     per_block: int, lanes_per_block: int, line: int | None, describe, key: bytes | None = None) -> None:
         """``access`` for a read by every lane of the set, the same elements in every block (the caller checked):
         while the array's shadow is folded and no write recorded this barrier interval, this only queues the
-        read's reduced pattern (what ``access`` would do, without its checks); otherwise ``access``."""
+        read's reduced pattern (what ``access`` would do, without its checks); otherwise ``access``. ``key``:
+        ``elem[:per_block].tobytes()`` if the caller has it (a bytes object keeps its hash)."""
         s = sh.shadow
         eps, lanes = self._epochs, self._lanes
         if (not FOLD or s is None or s.fold is None or eps is None or eps[0] is not epoch or eps[1] != per_block or not eps[2]
@@ -245,7 +246,8 @@ class RaceTracker:
         s.pending_epoch = ep
         reads = lanes[4]
         pos = elem[:per_block]
-        key = pos.tobytes()
+        if key is None:
+            key = pos.tobytes()
         red = reads.get(key)
         if red is None:
             if len(reads) >= 4096:
