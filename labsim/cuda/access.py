@@ -47,12 +47,19 @@ def mem_get(c, p, i, t: CType, line: int, name: str, col: int | None = None):
         base = p.moved(np.asarray(i, dtype=np.int64) * t.size)
         return tuple(mem_get(c, base.moved(k * t.elem.size), 0, t.elem, line, name, col) for k in range(len(t.fields)))
     _tick(c, line)
-    dt = mem_dtype(t)
-    idx, view = _offset(p, i, t.size, dt)
+    dt = t.vdtype if t.kind == "vec" else t.dtype
+    boff = p.boff
+    if type(boff) is int and boff == 0 and p.buf.dtype == dt:
+        idx, view = i, None            # the common case (an array's own elements from its start): _offset's answer
+    else:
+        idx, view = _offset(p, i, t.size, dt)
     cache = c.loads
     if cache is not None:
         key = (p.space, id(p.buf), t.name)
-        addr = _where(p, i, idx, view, t.size, dt, c.act)
+        if view is None and type(idx) is np.ndarray and (idx is not i or idx.base is None):
+            addr = idx                 # what _where gives
+        else:
+            addr = _where(p, i, idx, view, t.size, dt, c.act)
         if addr is not None:
             fresh = addr.shape == c.act.shape
             if not fresh:
