@@ -66,6 +66,23 @@ def browser():
         b.close()
 
 
+@pytest.fixture(scope="module")
+def pages(browser, site):
+    """``pages(rel)``: the site's page ``rel`` opened once for the whole test module, then shared by its tests
+    (loading a lesson page costs Chromium 1-3 s of CPU, P2's with its MathJax the most). A test that clicks
+    leaves the page as a reader would; the page's requests and errors are collected from its opening on."""
+    _, _, base = site
+    opened: dict[str, Opened] = {}
+
+    def get(rel: str) -> Opened:
+        if rel not in opened:
+            opened[rel] = Opened(browser, base, rel)
+        return opened[rel]
+    yield get
+    for o in opened.values():
+        o.page.close()
+
+
 class Opened:
     """A page loaded offline, with the requests it tried to send out and its errors."""
 

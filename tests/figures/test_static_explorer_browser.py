@@ -65,6 +65,9 @@ def test_moving_controls_updates_numbers_and_figure(page):
     assert not errors
 
 
+# The slow tier: `make test` sweeps all 1920 states through the controls on the built lesson 9 page
+# (tests/test_site_browser.py::test_lesson9_diagram_and_explorer, exercise branch), against labsim the same way.
+@pytest.mark.slow
 def test_every_state_shows_labsims_counts(page):
     pg, ex, errors = page
     shown = explorer_drive.sweep(pg, f"#{ex.key}")
