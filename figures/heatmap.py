@@ -33,7 +33,8 @@ def _phase_lanes(itemsize: int) -> int:
 
 def _check_shared_access(wa: object, what: str) -> None:
     needed = ("space", "itemsize", "active", "addr", "words", "wavefronts", "bank_matrix")
-    missing = [n for n in needed if not hasattr(wa, n)]
+    # the class first: hasattr on the instance would compute a property (wavefronts counts the access)
+    missing = [n for n in needed if not (hasattr(type(wa), n) or hasattr(wa, n))]
     if missing:
         raise TypeError(f"{what} needs a labsim WarpAccess (one warp's shared-memory access); got "
                         f"{type(wa).__name__}, which lacks {', '.join(missing)}")
@@ -66,9 +67,8 @@ def bank_degrees(warp_access) -> np.ndarray:
             continue
         distinct = np.unique(words[lanes].ravel())
         degree = np.bincount(distinct % nbanks, minlength=nbanks)
-        for lane in lanes:
-            for b in np.unique(words[lane] % nbanks):
-                out[lane, b] = degree[b]
+        banks = (words[lanes] % nbanks).ravel()           # each lane's banks (a repeated one writes the same)
+        out[np.repeat(lanes, k), banks] = degree[banks]
     return out
 
 

@@ -315,6 +315,8 @@ def _jsonable(value: Any, where: str) -> Any:
     if isinstance(value, dict):
         return {str(k): _jsonable(v, where) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
+        if all(type(v) is int for v in value):      # the common case (heatmap cells, bars): nothing to convert
+            return list(value)
         return [_jsonable(v, where) for v in value]
     if value is None or isinstance(value, (bool, int, str)):
         return value
