@@ -437,7 +437,8 @@ def answers_from_headings(cells: list[dict], ex: Exercise) -> dict[str, str | No
         if c.get("cell_type") in ("markdown", "raw"):
             lines.extend(_cell_text(c).splitlines())
             lines.append("")
-    headings = [(i, h) for i, line in enumerate(lines) if (h := _heading(line)) is not None]
+    # (line, level, text without emphasis marks): normalised once, searched once per manual item
+    headings = [(i, h[0], h[1].strip("*_ ")) for i, line in enumerate(lines) if (h := _heading(line)) is not None]
     for item in ex.manual:
         answers[item.id] = _section_answer(lines, headings, item.headings, item.marker)
     return answers
@@ -448,16 +449,16 @@ def _starts_with_word(text: str, word: str) -> bool:
                                           and text[len(word):len(word) + 1].isalnum())
 
 
-def _section_answer(lines: list[str], headings: list[tuple[int, tuple[int, str]]], names: tuple[str, ...],
+def _section_answer(lines: list[str], headings: list[tuple[int, int, str]], names: tuple[str, ...],
                     marker: str) -> str | None:
     start = level = None
-    for i, (lvl, text) in headings:
-        if any(_starts_with_word(text.strip("*_ "), h) for h in names):
+    for k, (i, lvl, text) in enumerate(headings):
+        if any(text.startswith(h) and _starts_with_word(text, h) for h in names):
             start, level = i + 1, lvl
             break
     if start is None:
         return None
-    end = next((i for i, (lvl, _) in headings if i >= start and lvl <= level), len(lines))
+    end = next((i for i, lvl, _ in headings[k + 1:] if lvl <= level), len(lines))
     body = "\n".join(ln for ln in lines[start:end] if not _anchor(ln))
     if marker and marker in body:
         body = body.split(marker, 1)[1].lstrip(" \t\n\r*_：:")
