@@ -123,10 +123,10 @@ def kernels(draw):
     return steps
 
 
-@pytest.mark.parametrize("schedule", ["lockstep", "adversarial"])
-@settings(max_examples=40, deadline=None)
-@given(kernels(), st.sampled_from([32, 64, 96]), st.integers(2, 4))
-def test_folded_race_shadow_equals_one_copy_per_block(schedule, steps, threads, blocks):
+def _run_steps(steps, threads, blocks, schedule, *, move_index=False, **switches):
+    """Launch the kernel ``steps`` describe (shared stores, loads, barriers under masks) with the race tracker's
+    switches (``FOLD=``, ``DEFER=``) set for this run; (its counters, what it stored). ``move_index``: the
+    index array changes after each read (a deferred read must not see that)."""
     out = np.zeros(blocks * threads, np.float32)
 
     def kernel(blk, out):
@@ -144,19 +144,27 @@ def test_folded_race_shadow_equals_one_copy_per_block(schedule, steps, threads, 
                     blk.sstore(sh, i, blk.tx.astype(np.float32), line=100 + n)
                 else:
                     acc = acc + blk.sload(sh, i, line=100 + n)
+                    if move_index:
+                        i += 1
         blk.store(out, blk.bx * blk.bdx + blk.tx, acc)
 
-    def run(fold):
-        old = races.FOLD
-        races.FOLD = fold
-        try:
-            out[:] = 0
-            st_ = launch(kernel, blocks, threads, (out,), schedule=schedule)
-            return _stats_fields(st_), out.copy()
-        finally:
-            races.FOLD = old
+    old = {k: getattr(races, k) for k in switches}
+    try:
+        for k, v in switches.items():
+            setattr(races, k, v)
+        st_ = launch(kernel, blocks, threads, (out,), schedule=schedule)
+        return _stats_fields(st_), out.copy()
+    finally:
+        for k, v in old.items():
+            setattr(races, k, v)
 
-    (folded, a), (plain, b) = run(True), run(False)
+
+@pytest.mark.parametrize("schedule", ["lockstep", "adversarial"])
+@settings(max_examples=40, deadline=None)
+@given(kernels(), st.sampled_from([32, 64, 96]), st.integers(2, 4))
+def test_folded_race_shadow_equals_one_copy_per_block(schedule, steps, threads, blocks):
+    (folded, a) = _run_steps(steps, threads, blocks, schedule, FOLD=True)
+    (plain, b) = _run_steps(steps, threads, blocks, schedule, FOLD=False)
     assert folded == plain
     assert np.array_equal(a, b, equal_nan=True)
 
@@ -169,38 +177,9 @@ def test_deferred_reads_equal_reads_applied_one_by_one(schedule, fold, steps, th
     """Reads' reader-shadow updates queued and applied in one pass at the next write (race_detection.DEFER)
     find the same races, racecheck tally and races kept as applying each read at once: WAR needs the last
     reader and whether readers of several warps came before, which the batch must reproduce."""
-    out = np.zeros(blocks * threads, np.float32)
     steps = steps + [("st", False, np.arange(8) * 5, "all")]      # a write after the reads: WAR checked
-
-    def kernel(blk, out):
-        sh = blk.shared(48, np.float32, name="sh")
-        acc = np.zeros(blk.tx.shape, np.float32)
-        for n, step in enumerate(steps):
-            if step[0] == "sync":
-                blk.sync(line=100 + n)
-                continue
-            kind, per_block, table, mask = step
-            i = table[(blk.tx * 7 + (blk.bx * 3 if per_block else 0)) % 8] + blk.tx % 5
-            cond = {"all": blk.tx >= 0, "tx": blk.tx % 3 != 1, "block": (blk.tx + blk.bx) % 4 != 0}[mask]
-            with blk.where(cond):
-                if kind == "st":
-                    blk.sstore(sh, i, blk.tx.astype(np.float32), line=100 + n)
-                else:
-                    acc = acc + blk.sload(sh, i, line=100 + n)
-                    i += 1           # the index array changes after the read: a deferred read must not see it
-        blk.store(out, blk.bx * blk.bdx + blk.tx, acc)
-
-    def run(defer):
-        old = races.FOLD, races.DEFER
-        races.FOLD, races.DEFER = fold, defer
-        try:
-            out[:] = 0
-            st_ = launch(kernel, blocks, threads, (out,), schedule=schedule)
-            return _stats_fields(st_), out.copy()
-        finally:
-            races.FOLD, races.DEFER = old
-
-    (deferred, a), (direct, b) = run(True), run(False)
+    (deferred, a) = _run_steps(steps, threads, blocks, schedule, move_index=True, FOLD=fold, DEFER=True)
+    (direct, b) = _run_steps(steps, threads, blocks, schedule, move_index=True, FOLD=fold, DEFER=False)
     assert deferred == direct
     assert np.array_equal(a, b, equal_nan=True)
 
