@@ -34,7 +34,7 @@ from .launch_records import InstrSummary, WarpAccess
 from .errors import (DivergentBarrierError, KernelError, LabsimError, LaunchError, LaunchTooLargeError,
                      MemoryArgumentError, MisalignedAddressError, OutOfBoundsError, StepBudgetError, UnsupportedError)
 from .gpus import GPU, get_gpu
-from .model import CountingModel, CountPlan
+from .model import CountingModel, CountPlan, add_counts, counts
 from .memory import SHARED_ALIGN, AddressSpace, SharedArray, as_device_array, check_dtype
 from .race_detection import RaceTracker
 from .stats import Stats
@@ -159,13 +159,6 @@ def _unflatten(flat: int, shape: tuple[int, ...]) -> list[int]:
         idx.append(flat % dim)
         flat //= dim
     return [flat, *reversed(idx)]
-
-def _add_counts(s, executed, requests, nbytes, cost, conflicts) -> None:
-    s.executed += executed
-    s.requests += requests
-    s.bytes_requested += nbytes
-    s.cost += cost
-    s.conflicts += conflicts
 
 
 class _Launch:
@@ -596,7 +589,7 @@ class Block:
                 hit = ctx.repeats.get(memo)
                 if hit is not None:       # made before: bounds checked, its addresses (or its counts) known
                     if hit[0] is None:
-                        _add_counts(*hit[1])
+                        add_counts(*hit[1])
                     else:
                         s, a2, act2, times = hit
                         ctx.model.account(s, a2, act2, None, warps=self._row_warp, times=times)
@@ -649,10 +642,9 @@ class Block:
             model.account(s, a2, act2, None, warps=self._row_warp, times=times)
             ctx.repeats[key] = (s, a2, act2, times)
             return
-        before = (s.executed, s.requests, s.bytes_requested, s.cost, s.conflicts)
+        before = counts(s)
         self._record("shared", op, site, name, itemsize, addr, act, times)
-        ctx.repeats[key] = (None, (s, s.executed - before[0], s.requests - before[1], s.bytes_requested - before[2],
-                                   s.cost - before[3], s.conflicts - before[4]))
+        ctx.repeats[key] = (None, (s, *(n - o for n, o in zip(counts(s), before))))
 
     def sstore(self, sh: SharedArray, idx, value, *, line: int | None = None, name: str | None = None,
                view=None, col: int | None = None) -> None:

@@ -479,18 +479,13 @@ class CountingModel:
             first = {}                                  # each summary once, by the first part that has it
             for j, p in enumerate(parts):
                 first.setdefault(id(p[0]), j)
-            before = {j: _counts(parts[j][0]) for j in first.values()}
+            before = {j: counts(parts[j][0]) for j in first.values()}
             self._merge_parts(parts, width)
-            self._merged[key] = [(j, tuple(n - o for n, o in zip(_counts(parts[j][0]), b)))
+            self._merged[key] = [(j, tuple(n - o for n, o in zip(counts(parts[j][0]), b)))
                                  for j, b in before.items()]
             return
-        for j, (e, r, nb, c, k) in hit:
-            x = parts[j][0]
-            x.executed += e
-            x.requests += r
-            x.bytes_requested += nb
-            x.cost += c
-            x.conflicts += k
+        for j, added in hit:
+            add_counts(parts[j][0], *added)
 
     def _merge_parts(self, parts, width: int) -> None:
         times = parts[0][4]
@@ -594,8 +589,18 @@ MERGE_MEMO = True            # remember complete vector groups (tests switch it 
 _MERGES: dict[tuple, dict] = {}
 
 
-def _counts(s) -> tuple:
+def counts(s) -> tuple:
+    """A site summary's additive counts, in the order ``add_counts`` takes them (what a remembered access added
+    is the difference of two of these)."""
     return s.executed, s.requests, s.bytes_requested, s.cost, s.conflicts
+
+
+def add_counts(s, executed, requests, nbytes, cost, conflicts) -> None:
+    s.executed += executed
+    s.requests += requests
+    s.bytes_requested += nbytes
+    s.cost += cost
+    s.conflicts += conflicts
 
 
 class _WideSite:

@@ -124,6 +124,23 @@ def _reduced(pos, tid, warp) -> tuple:
     return u, tid[last], lw, within
 
 
+def _queue_read(s, epoch, reads, pos, tid, warp, ln: int, key: bytes | None = None) -> None:
+    """Queue a read of ``pos`` by a thread set's checked lanes (``tid``, ``warp``) on shadow ``s`` (settling reads
+    of an earlier barrier interval first), in its reduced pattern, which ``reads`` remembers by the elements read
+    (``key``: ``pos.tobytes()`` where the caller has it)."""
+    if s.pending and s.pending_epoch != epoch:
+        s.settle()
+    s.pending_epoch = epoch
+    if key is None:
+        key = pos.tobytes()
+    red = reads.get(key)
+    if red is None:
+        if len(reads) >= 4096:
+            reads.clear()
+        red = reads[key] = _reduced(pos, tid, warp)
+    s.pending.append(red + (ln,))
+
+
 # reduced read patterns of lanes 0..n-1 of a block (a folded thread set's checked lanes): n -> {elements: pattern}
 _READS: dict[int, dict] = {}
 
@@ -231,29 +248,14 @@ class RaceTracker:
         ``elem[:per_block].tobytes()`` if the caller has it (a bytes object keeps its hash)."""
         s = sh.shadow
         eps, lanes = self._epochs, self._lanes
-        if (not FOLD or s is None or s.fold is None or eps is None or eps[0] is not epoch or eps[1] != per_block or not eps[2]
-                or lanes is None or lanes[0] is not tid or not DEFER or s.fold != tid.size // per_block):
+        if (not FOLD or not DEFER or s is None or s.fold is None or eps is None or eps[0] is not epoch
+                or eps[1] != per_block or not eps[2] or lanes is None or lanes[0] is not tid
+                or s.fold != tid.size // per_block or eps[3].ndim or not eps[3] > s.w_max):
             self.access(sh, elem, act, tid, epoch, per_block, lanes_per_block, line, False, describe, uniform=True,
                         full=True)
             return
-        ep = eps[3]
-        if ep.ndim or not ep > s.w_max:
-            self.access(sh, elem, act, tid, epoch, per_block, lanes_per_block, line, False, describe, uniform=True,
-                        full=True)
-            return
-        if s.pending and s.pending_epoch != ep:
-            s.settle()
-        s.pending_epoch = ep
-        reads = lanes[4]
-        pos = elem[:per_block]
-        if key is None:
-            key = pos.tobytes()
-        red = reads.get(key)
-        if red is None:
-            if len(reads) >= 4096:
-                reads.clear()
-            red = reads[key] = _reduced(pos, lanes[1], lanes[3])
-        s.pending.append(red + (-1 if line is None else int(line),))
+        _queue_read(s, eps[3], lanes[4], elem[:per_block], lanes[1], lanes[3], -1 if line is None else int(line),
+                    key)
 
     @staticmethod
     def _uniform(elem, act, per, nb, known) -> bool:
@@ -307,18 +309,12 @@ class RaceTracker:
                 self._report("RAW", sh, pos, w_same_epoch, w_tid, s["w_line"][pos], tid, ln, describe, blocks)
             if DEFER and epoch.ndim == 0:
                 # only a later write (or unfolding) reads the reader shadow: queue the update, applied in one pass
-                if s.pending and s.pending_epoch != epoch:
-                    s.settle()
-                s.pending_epoch = epoch
                 if reads is not None:
-                    key = pos.tobytes()
-                    red = reads.get(key)
-                    if red is None:
-                        if len(reads) >= 4096:
-                            reads.clear()
-                        red = reads[key] = _reduced(pos, tid, warp)
-                    s.pending.append(red + (ln,))
+                    _queue_read(s, epoch, reads, pos, tid, warp, ln)
                 else:
+                    if s.pending and s.pending_epoch != epoch:
+                        s.settle()
+                    s.pending_epoch = epoch
                     # ``pos`` may be a view of the caller's index array, which the caller may change afterwards
                     s.pending.append((pos if pos.base is None else pos.copy(), tid, warp, None, ln))
             else:
