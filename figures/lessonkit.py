@@ -400,10 +400,8 @@ def _render_and_store(fn: Callable, name: str, args, kwargs, shell, path: Path):
         text = json.dumps({"function": name, "data": data, "metadata": metadata}, ensure_ascii=False)
     except (TypeError, ValueError):
         return fig
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")     # pages run in parallel: never show a half-written file
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    from .static_explorer import write_build_cache
+    write_build_cache(path, text)
     return CachedFigure(data, metadata)
 
 

@@ -231,10 +231,7 @@ class StaticExplorer:
             return self._spec
         self._spec = self._compute_spec()
         if cached is not None:
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(self._spec, ensure_ascii=False), encoding="utf-8")
-            os.replace(tmp, cached)
+            write_build_cache(cached, json.dumps(self._spec, ensure_ascii=False))
         return self._spec
 
     def _compute_spec(self) -> dict:
@@ -296,6 +293,15 @@ class StaticExplorer:
                 f'<noscript>{noscript}</noscript>'
                 f'<script type="application/json" class="course-explorer-data">{data}</script></div>'
                 f"<script>{script_source()}</script>")
+
+
+def write_build_cache(path: Path, text: str) -> None:
+    """Write one entry of a course build's cache (explorer specs, pure figures) whole: pages run in parallel,
+    and none may read a half-written file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def script_source() -> str:
