@@ -190,6 +190,16 @@ class _Launch:
         # block-uniform shared accesses seen before: (site, array, op, blocks, first block's indices) -> what they
         # added to the site's counts (Block._record_repeatable)
         self.repeats: dict[tuple, tuple] = {}
+        self._pattern: tuple[np.ndarray, ...] | None = None   # block_pattern's
+
+    def block_pattern(self) -> tuple[np.ndarray, ...]:
+        """One block's per-lane (valid, tx, ty, tz, lane, warp) as Block computes them (lanes
+        0 to lanes_per_block - 1), made once per launch. Callers copy them: kernels get arrays of their own."""
+        if self._pattern is None:
+            t = np.arange(self.lanes_per_block, dtype=np.int64)
+            bdx, bdy, _ = self.block
+            self._pattern = (t < self.threads, t % bdx, t // bdx % bdy, t // (bdx * bdy), t % WARP, t // WARP)
+        return self._pattern
 
     def describe(self, tid: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         b, t = divmod(int(tid), self.lanes_per_block)
@@ -201,23 +211,52 @@ class _Launch:
 class Block:
     """The ``blk`` handed to a kernel: coordinates of a set of threads and the memory operations on them."""
 
-    def __init__(self, ctx: _Launch, lanes: np.ndarray, greenlet_mode: bool = False) -> None:
+    def __init__(self, ctx: _Launch, lanes: np.ndarray, greenlet_mode: bool = False,
+                 blocks: tuple[int, int] | None = None) -> None:
+        """``lanes``: the launch-wide lane ids of the set (whole warps). ``blocks=(first, last)`` says they are
+        every lane of blocks ``first`` to ``last - 1`` in order: then each per-lane coordinate is one block's
+        pattern repeated, or a per-block value spread over the block's lanes (copies, not integer division of
+        every lane: the same values at a small part of the cost)."""
         self._ctx = ctx
         self._tid = lanes                                   # launch-wide lane ids, whole warps
-        self._blockid = lanes // ctx.lanes_per_block
-        self._lblock = self._blockid - ctx.first_block      # block within the set: indexes shared memory
-        t = lanes % ctx.lanes_per_block
-        self._valid = t < ctx.threads
         bdx, bdy, bdz = ctx.block
         gdx, gdy, gdz = ctx.grid
         self.bdx, self.bdy, self.bdz = bdx, bdy, bdz
         self.gdx, self.gdy, self.gdz = gdx, gdy, gdz
-        self.tx, self.ty, self.tz = t % bdx, t // bdx % bdy, t // (bdx * bdy)
-        b = self._blockid
-        self.bx, self.by, self.bz = b % gdx, b // gdx % gdy, b // (gdx * gdy)
-        self.lane = t % WARP
-        self.warp = t // WARP
-        self._gwarp = lanes // WARP
+        lpb = ctx.lanes_per_block
+        if blocks is None:
+            self._blockid = lanes // lpb
+            t = lanes % lpb
+            self._valid = t < ctx.threads
+            self.tx, self.ty, self.tz = t % bdx, t // bdx % bdy, t // (bdx * bdy)
+            b = self._blockid
+            self.bx, self.by, self.bz = b % gdx, b // gdx % gdy, b // (gdx * gdy)
+            self.lane = t % WARP
+            self.warp = t // WARP
+            self._gwarp = lanes // WARP
+        else:
+            first, last = blocks
+            nb = last - first
+            valid, tx, ty, tz, lane, warp = ctx.block_pattern()
+            b = np.arange(first, last, dtype=np.int64)
+
+            def per_lane(v):      # one value per block -> every lane of the block
+                out = np.empty((nb, lpb), dtype=v.dtype)
+                out[...] = v[:, None]
+                return out.reshape(-1)
+
+            def each_block(v):    # one block's per-lane pattern -> every block of the set
+                out = np.empty((nb, v.size), dtype=v.dtype)
+                out[...] = v
+                return out.reshape(-1)
+
+            self._blockid = per_lane(b)
+            self._valid, self.tx, self.ty, self.tz = each_block(valid), each_block(tx), each_block(ty), each_block(tz)
+            self.bx, self.by, self.bz = per_lane(b % gdx), per_lane(b // gdx % gdy), per_lane(b // (gdx * gdy))
+            self.lane, self.warp = each_block(lane), each_block(warp)
+            # lanes // WARP: block first's warps, the next block's ctx.wpb further on, and so on
+            self._gwarp = each_block(warp) + per_lane(b * ctx.wpb)
+        self._lblock = self._blockid - ctx.first_block      # block within the set: indexes shared memory
         self._row_warp = self._gwarp[::WARP]
         self._active = self._valid.copy()
         self._exited = np.zeros_like(self._valid)
@@ -780,7 +819,7 @@ def launch(kernel: Callable, grid, block, args=(), *, gpu: "str | GPU" = "H200",
             last = min(first + ctx.set_blocks, ctx.nblocks)
             ctx.first_block, ctx.set_index = first, ctx.set_index + 1
             if schedule == "lockstep":
-                kernel(Block(ctx, np.arange(first * lpb, last * lpb, dtype=np.int64)), *args)
+                kernel(Block(ctx, np.arange(first * lpb, last * lpb, dtype=np.int64), blocks=(first, last)), *args)
             else:
                 _run_adversarial(ctx, kernel, args, first, last)
             ctx.model.flush()

@@ -6,6 +6,8 @@ and races, racecheck tallies and the races kept must be what one shadow copy per
 """
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -280,3 +282,39 @@ def test_repeated_uniform_loads_count_as_the_first_time(w, n, threads, blocks, t
     assert fsites == ssites
     assert fast == slow
     assert np.array_equal(a, b, equal_nan=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(grid=st.tuples(st.integers(1, 5), st.integers(1, 3), st.integers(1, 2)),
+       block=st.tuples(st.integers(1, 40), st.integers(1, 3), st.integers(1, 2)),
+       chunk=st.sampled_from([32, 100, 256, 1 << 14]))
+def test_thread_set_coordinates_are_cuda_thread_order(grid, block, chunk):
+    """A lockstep thread set spreads one block's coordinates over its blocks (Block's ``blocks`` path) instead
+    of dividing every lane id: every lane must still hold the coordinates of the CUDA thread it stands for,
+    enumerated here thread by thread (x fastest, blocks padded to whole warps), over several thread sets."""
+    LAUNCH = importlib.import_module("labsim.launch")   # the package's `launch` is the function
+    threads = block[0] * block[1] * block[2]
+    lpb = -(-threads // 32) * 32
+    want = {k: [] for k in ("bx", "by", "bz", "tx", "ty", "tz", "lane", "warp", "valid")}
+    for bz in range(grid[2]):
+        for by in range(grid[1]):
+            for bx in range(grid[0]):
+                for t in range(lpb):
+                    tz, ty, tx = t // (block[0] * block[1]), t // block[0] % block[1], t % block[0]
+                    for k, v in zip(want, (bx, by, bz, tx, ty, tz, t % 32, t // 32, t < threads)):
+                        want[k].append(v)
+    got = {k: [] for k in want}
+
+    def kernel(blk):
+        for k in ("bx", "by", "bz", "tx", "ty", "tz", "lane", "warp"):
+            got[k].append(np.array(getattr(blk, k)))
+        got["valid"].append(np.array(blk.live))
+
+    old = LAUNCH.CHUNK_LANES
+    LAUNCH.CHUNK_LANES = chunk
+    try:
+        launch(kernel, grid, block)
+    finally:
+        LAUNCH.CHUNK_LANES = old
+    for k in want:
+        assert np.concatenate(got[k]).tolist() == want[k], k
