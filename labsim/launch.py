@@ -408,11 +408,27 @@ class Block:
             rows = ctx.model.account(s, a2, act2, reach, warps=self._row_warp)
         if s.sample is None and rows.any():
             r = int(np.argmax(rows))
-            gw = int(self._row_warp[r])
-            b, _ = ctx.describe(gw * WARP)
-            g = ctx.gpu
-            s.sample = WarpAccess(space, op, line, name, itemsize, b, gw % ctx.wpb, act2[r].copy(),
-                                  a2[r].astype(np.int64), g.banks, g.bank_bytes, g.sector_bytes, col)
+            self._set_sample(s, r, act2[r].copy(), a2[r].astype(np.int64))
+
+    def _set_sample(self, s, row: int, act, addr) -> None:
+        """The site's sample warp (the heatmaps' example): row ``row`` of the thread set, its lanes and addresses."""
+        ctx = self._ctx
+        gw = int(self._row_warp[row])
+        b, _ = ctx.describe(gw * WARP)
+        g = ctx.gpu
+        s.sample = WarpAccess(s.space, s.op, s.line, s.array, s.itemsize, b, gw % ctx.wpb, act, addr, g.banks,
+                              g.bank_bytes, g.sector_bytes, s.col)
+
+    def _first_sample(self, space, op, site, name, itemsize, addr) -> None:
+        """What ``_record`` leaves for an access every lane makes whose site has no sample yet: the summary (made
+        if new) with the thread set's first warp as its sample (``addr``: that warp's byte addresses)."""
+        ctx = self._ctx
+        key = (space, op, site[0], site[1], name, itemsize)
+        s = ctx.instrs.get(key)
+        if s is None:
+            s = ctx.instrs[key] = InstrSummary(space, op, site[0], name, itemsize, site[1])
+        if s.sample is None:
+            self._set_sample(s, 0, np.ones(WARP, dtype=bool), addr)
 
     # ---- global memory -----------------------------------------------------------------------------------
     def _global(self, arr, idx, name, line, view, op):
@@ -606,12 +622,18 @@ class Block:
             return False
         return bool(_ALL((off[per:] == off[:-per]) | ~act[per:]))
 
-    def _race(self, sh, elem, act, line, is_write, uniform):
+    def _epoch(self) -> np.ndarray:
+        """Each warp's barrier count: the same array object until a barrier (the race tracker caches by it)."""
         ctx = self._ctx
         version, epoch = self._epochs
-        if version != ctx.epoch_version:      # the same array object until a barrier: the tracker caches by it
+        if version != ctx.epoch_version:
             epoch = ctx.epoch[self._row_warp]
             self._epochs = (ctx.epoch_version, epoch)
+        return epoch
+
+    def _race(self, sh, elem, act, line, is_write, uniform):
+        ctx = self._ctx
+        epoch = self._epoch()
         ctx.races.access(sh, elem, act, self._tid, epoch, self._per_block(),
                          ctx.lanes_per_block, line, is_write, ctx.describe, uniform=uniform, full=self._all)
 
@@ -632,12 +654,9 @@ class Block:
                     else:
                         s, a2, act2, times = hit
                         ctx.model.account(s, a2, act2, None, warps=self._row_warp, times=times)
-                    version, epoch = self._epochs
-                    if version != ctx.epoch_version:
-                        epoch = ctx.epoch[self._row_warp]
-                        self._epochs = (ctx.epoch_version, epoch)
                     per = ctx.lanes_per_block
-                    ctx.races.read_uniform(sh, idx, self._active, self._tid, epoch, per, per, line, ctx.describe,
+                    ctx.races.read_uniform(sh, idx, self._active, self._tid, self._epoch(), per, per, line,
+                                           ctx.describe,
                                            memo[5])
                     base = self._lbases.get(sh.size)
                     # in bounds (checked the first time, the same in every block): "wrap" skips numpy's index checks

@@ -69,7 +69,11 @@ class _Shadow(dict):
             multi = None
             if any(p[3] is not None for p in pend):
                 multi = np.concatenate([np.zeros(p[0].size, bool) if p[3] is None else p[3] for p in pend])
-            line = np.repeat(np.array([p[4] for p in pend], np.int32), [p[0].size for p in pend])
+            if all(np.ndim(p[4]) == 0 for p in pend):
+                line = np.repeat(np.array([p[4] for p in pend], np.int32), [p[0].size for p in pend])
+            else:   # a batched loop's reads carry one line per lane (labsim.cuda.batch)
+                line = np.concatenate([np.full(p[0].size, p[4], np.int32) if np.ndim(p[4]) == 0 else p[4]
+                                       for p in pend])
         _read_update(self, pos, tid, warp, self.pending_epoch, line, multi)
 
     def unfold(self, size: int, total: int, offsets: np.ndarray) -> None:

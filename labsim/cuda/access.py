@@ -46,6 +46,8 @@ def mem_get(c, p, i, t: CType, line: int, name: str, col: int | None = None):
     if t.struct:    # one access per member (aligned to a member only: nvcc moves members one by one)
         base = p.moved(np.asarray(i, dtype=np.int64) * t.size)
         return tuple(mem_get(c, base.moved(k * t.elem.size), 0, t.elem, line, name, col) for k in range(len(t.fields)))
+    if c.batch is not None:
+        return c.batch.load(c, p, i, t, line, name, col)
     _tick(c, line)
     dt = t.vdtype if t.kind == "vec" else t.dtype
     boff = p.boff
@@ -127,6 +129,8 @@ def element_lv(comp, pe: CompiledExpr, ie: CompiledExpr, node, name: str | None)
         raise comp.err(node, f"host code cannot read or write device memory ('{name or comp.text(node)}' lives "
                        "on the GPU); do this in a kernel")
     line, col = comp.loc(node)
+    if comp.batch_rec is not None and pe.t.space != "shared":
+        comp.batch_rec.fail("a global memory access")
     if comp.in_tail:
         comp.branch_sites.add((line, col))
     comp.mem_sites[(line, col)] = (pe.t.space or "global", ("ld", "st"))
@@ -203,6 +207,8 @@ def local_array_lv(comp, sym, idx_es: list[CompiledExpr], node) -> LValue:
     flat = comp.flat_index(idx_es, sym.dims)
     size = int(np.prod(sym.dims, dtype=np.int64))
     slot, t, name = sym.slot, sym.t, sym.name
+    if comp.batch_rec is not None:
+        comp.batch_rec.fail("a per-thread array")
     F = flat.ev
     line, col = comp.loc(node)
     vec = t.kind == "vec"

@@ -76,6 +76,7 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         self.uniform_syms: set = set()          # locals initialised from warp-uniform values
         self.tail_loop_if = None              # (loop start byte, if start byte): the kernel ends in an unrolled loop
         self.entry_params: set = set()
+        self.batch_rec = None                   # BatchRecorder of the loop body being compiled (labsim.cuda.batch)
 
     # ---- diagnostics ---------------------------------------------------------------------------------------
     def loc(self, node) -> tuple[int, int]:
@@ -128,6 +129,11 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         if sym.name in scope and scope is not self.globals:
             raise self.err(node, f"redefinition of '{sym.name}'")
         scope[sym.name] = sym
+        rec = self.batch_rec
+        if rec is not None and scope is not self.globals:
+            rec.declared.add(id(sym))
+            if sym.slot is not None:
+                rec.decl_slots.append(sym.slot)
 
     # ---- types ---------------------------------------------------------------------------------------------
     def quals_of(self, node) -> set[str]:
@@ -920,6 +926,8 @@ class Compiler(StmtMixin, ExprMixin, CallMixin):
         s = self.coords.get(key)
         if s is None:
             s = self.coords[key] = self.new_slot()
+        if self.batch_rec is not None:
+            self.batch_rec.reads.append((s, -1))
         return s
 
 

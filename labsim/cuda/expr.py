@@ -5,6 +5,7 @@ import numpy as np
 
 from . import ctype as ct
 from .access import constant_lv, element_lv, local_array_lv, mem_get, mem_put, shared_scalar_lv
+from .batch import index_ok
 from .ctype import CType
 from .errors import CudaCompileError, CudaRuntimeError, CudaUnsupportedError
 from .runtime import Ptr, masked, select
@@ -13,6 +14,10 @@ from .symbols import LValue, UNSUPPORTED, ArraySym, CompiledExpr, Reparse
 COORDS = {"threadIdx": ("tx", "ty", "tz"), "blockIdx": ("bx", "by", "bz"),
           "blockDim": ("bdx", "bdy", "bdz"), "gridDim": ("gdx", "gdy", "gdz")}
 ASSIGN_OPS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+
+
+_ALL = np.logical_and.reduce      # ndarray.all()/any() without numpy's Python-level wrapper
+_ANY = np.logical_or.reduce
 
 
 def const_e(value, t: CType) -> CompiledExpr:
@@ -148,15 +153,21 @@ class ExprMixin:
                     return self.lv_e(constant_lv(self, sym, const_e(np.int64(0), ct.LLONG), node), pure=True)
                 return CompiledExpr(sym.t, None, pure=True, arr=sym)
             if sym.space == "shared" and not sym.dims and not sym.extern:
+                if self.batch_rec is not None:
+                    self.batch_rec.reads.append((sym.slot, node.start_byte))
                 return self.lv_e(shared_scalar_lv(self, sym, node))
             if sym.space == "local":
                 return CompiledExpr(sym.t, None, pure=True, arr=sym)
             pt = ct.pointer_to(sym.t, space="shared")
             k, nm = sym.slot, sym.name
+            if self.batch_rec is not None:
+                self.batch_rec.reads.append((k, node.start_byte))
             e = CompiledExpr(pt, lambda c: Ptr(c.v[k], 0, nm, "shared"), arr=sym)
             return e
         k = sym.slot
         t = sym.t
+        if self.batch_rec is not None:
+            self.batch_rec.reads.append((k, node.start_byte))
 
         def put(c, loc, v):
             c.v[k] = masked(c, v, c.v[k])
@@ -259,8 +270,12 @@ class ExprMixin:
                 return CompiledExpr(ct.pointer_to(sym.t, space="shared"), lambda c: B(c).moved(F(c) * size),
                          pure=flat.pure)
             self.note_shared_read(sym, indices, idx_es, node)
+            if self.batch_rec is not None:
+                index_ok(self, self.batch_rec, indices)
             return self.lv_e(element_lv(self, b, flat, node, sym.name))
         e = b
+        if self.batch_rec is not None:
+            index_ok(self, self.batch_rec, indices)
         for k, inode in enumerate(indices):
             if e.t.kind != "ptr":
                 raise self.err(node, f"subscripted value is not an array or pointer (it is '{e.t}')")
@@ -461,10 +476,20 @@ class ExprMixin:
         if a.pure and b.pure:
             return CompiledExpr(t, lambda c: select(C(c), A(c), B(c)), pure=cond.pure)
 
+        a_pure, b_pure = a.pure, b.pure
+
         def ev(c):
             x = C(c)
             if is_scalar(x):
                 return A(c) if x else B(c)
+            # every lane takes one arm and the other has no side effects: run that arm under the mask as it is (an
+            # all-true "if" mask leaves the active and reached lanes as they are)
+            if b_pure and _ALL(x, axis=None):
+                v = A(c)
+                return v if type(v) is np.ndarray and v.shape == x.shape else select(x, v, v)
+            if a_pure and not _ANY(x, axis=None):
+                v = B(c)
+                return v if type(v) is np.ndarray and v.shape == x.shape else select(x, v, v)
             c.push(x, "if")
             va = A(c)
             c.pop()
@@ -492,6 +517,8 @@ class ExprMixin:
         self._not_uniform(ln)
         rhs = self.expr(rn)
         locate, get, put = lv.locate, lv.get, lv.put
+        if self.batch_rec is not None and (op == "=" or lv.t.kind == "ptr"):
+            self._note_assign(ln, node, op, None)
         if op == "=":
             r = self.coerce(rhs, lv.t, node)
             R = r.ev
@@ -524,6 +551,8 @@ class ExprMixin:
         back = ct.converter(bo.result, lv.t)
         fn, traps, R = bo.fn, bo.traps, rhs.ev
         where = self.loc(node)
+        if self.batch_rec is not None:
+            self._note_assign(ln, node, bop, None if traps else (R, fn, fl, fr, back))
 
         def ev(c):
             r = R(c)
@@ -540,6 +569,16 @@ class ExprMixin:
             return v
         return CompiledExpr(lv.t, ev, pure=False)
 
+    def _note_assign(self, target, node, op: str, parts) -> None:
+        """For the loop body being compiled (``labsim.cuda.batch``): an assignment to a variable, or a reason
+        the body cannot be batched."""
+        rec = self.batch_rec
+        sym = self.lookup(self.text(target)) if target.type == "identifier" else None
+        if sym is None or sym.kind != "var" or not sym.t.is_arith:
+            rec.fail("an assignment to memory or a non-scalar")
+            return
+        rec.assigns[node.start_byte] = (sym, op, parts)
+
     def _not_uniform(self, target) -> None:
         """A local assigned again may differ between lanes from here on (labsim.cuda's uniformity rule)."""
         if target.type == "identifier":
@@ -552,6 +591,8 @@ class ExprMixin:
         an = node.child_by_field_name("argument")
         prefix = node.children[0].type in ("++", "--")
         lv = self.target(an)
+        if self.batch_rec is not None:
+            self._note_assign(an, node, op, None)
         self._not_uniform(an)
         locate, get, put = lv.locate, lv.get, lv.put
         if lv.t.kind == "ptr":

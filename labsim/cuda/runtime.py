@@ -18,7 +18,7 @@ MEM_STEPS = 20
 class Ctx:
     """Frame of one kernel (or host function) invocation over one thread set."""
 
-    __slots__ = ("act", "base", "blk", "coords", "file", "full", "jm", "jumps", "loads", "n", "v")
+    __slots__ = ("act", "base", "batch", "blk", "coords", "file", "full", "jm", "jumps", "loads", "n", "v")
 
     def __init__(self, blk, nslots: int, njm: int, file: str) -> None:
         self.blk = blk
@@ -33,6 +33,7 @@ class Ctx:
         self.act = self.base
         self.full = True
         self.loads = None                # LoadCache when repeated reads are folded (counting modes with a plan)
+        self.batch = None                # the loads of a loop run for all its iterations at once (labsim.cuda.batch)
 
     def refresh(self) -> None:
         a = self.blk.active
@@ -118,6 +119,19 @@ class LoadCache:
         lst.append((addr, act, value, f, probe, counted))
         if counted:
             lane0[probe] = lane0.get(probe, 0) + 1
+
+    def set_loads(self, key, items) -> None:
+        """Make ``key``'s entries the last MAX_PER_BUFFER of ``items``, (address, lanes, value) of loads by every
+        lane in order: what ``add`` leaves after them when ``key`` had no entry before."""
+        items = items[-self.MAX_PER_BUFFER:]
+        lane0: dict = {}
+        lst = []
+        for addr, act, value in items:
+            probe = int(addr[0])
+            lst.append((addr, act, value, 0, probe, True))
+            lane0[probe] = lane0.get(probe, 0) + 1
+        self.entries[key] = lst
+        self.lane0[key] = lane0
 
     def store(self, space: str, buf) -> None:
         """A store or atomic: global memory may alias any global buffer; a shared array only itself."""

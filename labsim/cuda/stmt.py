@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import StepBudgetError
 from . import ctype as ct
 from .access import MAX_LOCAL_ELEMENTS, mem_dtype
+from .batch import BatchRecorder, body_shape_ok, plan_batch
 from .errors import CudaSyntaxError, CudaUnsupportedError
 from .expr import const_e
 from .runtime import masked, pack
@@ -238,7 +239,25 @@ class StmtMixin:
             node.start_byte in self.tail_loop_if[0] and not self.inline_stack[1:] else None
         trips = cand[2] if cand is not None else 0
         unrolled = cand is not None     # ptxas unrolls it: its iterations share registers (LoadCache)
-        body_f, bj = self.stmt(body_node)
+        rec = None
+        if (cand is not None and last_key is None and self.mode == "device" and self.batch_rec is None
+                and body_node is not None and body_shape_ok(self, body_node)):
+            rec = self.batch_rec = BatchRecorder()
+        try:
+            if rec is not None and body_node.type == "compound_statement":
+                # compiled as ``block`` does, keeping each statement's closure for the batched run
+                self.count(body_node)
+                children = [ch for ch in body_node.named_children]
+                self.scopes.append({})
+                items = [self.stmt(ch) for ch in children]
+                self.scopes.pop()
+                body_f, bj = self.seq(items)
+            else:
+                body_f, bj = self.stmt(body_node)
+                children, items = [body_node], [(body_f, bj)]
+        finally:
+            if rec is not None:
+                self.batch_rec = None
         self.unroll.pop()
         self.scopes.pop()
         ls = self.loops.pop()
@@ -251,8 +270,22 @@ class StmtMixin:
         cost = 5 * (2 + self.weight(cond_node) + self.weight(update_node) + self.weight(body_node))
         if cond is not None and cond.k is not None and not bool(cond.k) and not do_while:
             return (init if init is not None else None), NO_JUMPS
+        batch = None if rec is None else plan_batch(self, rec, children, items, cand[0], cand[1], trips, cand[3],
+                                                    cost)
 
         def run(c):
+            pend = None
+            if batch is not None:
+                pend = batch.attempt(c, init)
+                if pend is True:
+                    return
+            if pend is not None:
+                run_loop(c)
+                batch.finish(c, pend)
+            else:
+                run_loop(c)
+
+        def run_loop(c):
             if init is not None:
                 init(c)
             if brk >= 0:
@@ -303,7 +336,7 @@ class StmtMixin:
             c.pop()
             if not unrolled and c.loads is not None:
                 c.loads.clear()
-        return run, bj - own
+        return (run if batch is not None else run_loop), bj - own
 
     def _loop_state(self):
         return LoopState()

@@ -1,0 +1,472 @@
+"""Running every iteration of a short constant-trip loop at once: one (trips, lanes) array operation per
+statement instead of one interpreted statement per iteration.
+
+A shared-memory GEMM spends its time in an inner loop such as::
+
+    for (int k = 0; k < TILE; ++k) {
+        float a0 = As[ty][k];
+        float b0 = Bs[k][tx];
+        c00 += a0 * b0;
+    }
+
+Every iteration costs the interpreter a fixed amount of Python work per statement whatever the number of lanes,
+so a small launch (a few thousand threads) pays mostly for that. Such a loop's iterations depend on each other
+only through its accumulators (``c00 += ...``), and its loads read memory nothing in the loop writes. So the
+body can run once with the loop variable holding every iteration's value (an array of shape (trips, 1)): the
+loads and arithmetic give (trips, lanes) arrays, and each accumulator adds its (trips, lanes) terms one
+iteration after another, in the same order and the same precision as the loop does.
+
+What the hardware model counts (wavefronts, requests, vector loads) and what the race detector records are not
+recomputed per iteration: the first time a loop runs with given access patterns it runs the ordinary way while
+the counters' growth is recorded, keyed by those patterns (every block of a thread set reading the same
+elements, the thread set's shape, the counting plan); a later run with the same key adds what was recorded,
+queues the same reads for the race detector, and leaves the register cache (``LoadCache``) as the loop would.
+Anything this cannot reproduce exactly makes that run take the ordinary path: a partial mask, a read that
+would fault, blocks reading different elements, a load of an address loaded before in the loop, a step budget
+that would run out, a counting model other than labsim's own. ``LOOP_BATCH = False`` turns it off (the tests
+compare both ways).
+
+Which loops qualify is decided at compile time (``BatchRecorder``): a fully unrollable ``for`` (constant
+bounds, at most 32 trips) whose body holds only declarations of scalars, assignments to those, and
+accumulating assignments (``x op= e``) to variables declared outside it that nothing else in the body reads;
+expressions without calls, ``?:``, ``&&``/``||`` or pointers; memory reads from shared arrays only.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..memory import SharedArray
+from ..model import CountingModel, add_counts, counts
+from ..race_detection import DEFER, FOLD
+from .runtime import MEM_STEPS, Ctx, LoadCache
+
+LOOP_BATCH = True          # tests switch it off to compare
+MAX_KEYS = 256             # recorded keys per loop (a loop meets a handful: one per tile shape and thread set)
+COUNTS = {"batched": 0, "recorded": 0}     # loop runs done batched, and recorded for later ones (tests read them)
+
+# named AST nodes a batched body may contain (anything else: the loop runs the ordinary way)
+ALLOWED = frozenset({
+    "compound_statement", "declaration", "init_declarator", "expression_statement", "assignment_expression",
+    "binary_expression", "unary_expression", "parenthesized_expression", "subscript_expression",
+    "subscript_argument_list", "identifier", "field_expression", "field_identifier", "number_literal", "true",
+    "false", "cast_expression", "type_descriptor", "primitive_type", "sized_type_specifier", "type_qualifier",
+    "comment", "update_expression", "char_literal", "type_identifier", "empty_statement",
+})
+_SHORT_CIRCUIT = frozenset({"&&", "||", "and", "or"})
+
+
+class Abort(Exception):
+    """The batched run cannot reproduce the loop exactly: run it the ordinary way."""
+
+
+def body_shape_ok(comp, body) -> bool:
+    """Only the node types of ALLOWED, no short-circuit operators (they narrow masks), no unary ``*``/``&``."""
+    stack = [body]
+    while stack:
+        n = stack.pop()
+        if n.type not in ALLOWED:
+            return False
+        if n.type == "binary_expression" and comp.text(n.child_by_field_name("operator")) in _SHORT_CIRCUIT:
+            return False
+        stack.extend(n.named_children)
+    return True
+
+
+class BatchRecorder:
+    """What compiling a candidate body found (filled by the compiler's hooks while the body compiles)."""
+
+    def __init__(self) -> None:
+        self.bad: str | None = None          # why the body cannot be batched
+        self.reads: list = []                # (slot, start byte) of every variable read
+        self.declared: set = set()           # ids of symbols declared in the body
+        self.decl_slots: list = []           # their slots
+        self.assigns: dict = {}              # start byte of an assignment -> (sym, op, parts or None)
+
+    def fail(self, why: str) -> None:
+        if self.bad is None:
+            self.bad = why
+
+
+def index_ok(comp, rec: BatchRecorder, nodes) -> None:
+    """A shared read's indices may name only what the loop does not compute (outer variables, the loop variable,
+    constants, thread coordinates): then the addresses follow from the variables the loop reads, which is what
+    a run is keyed by. A read indexed by a value read in the loop fails the body."""
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        if n.type == "subscript_expression":
+            rec.fail("a read indexed by a read")
+            return
+        if n.type == "identifier":
+            sym = comp.lookup(comp.text(n))
+            if sym is not None and id(sym) in rec.declared:
+                rec.fail("a read indexed by a value computed in the loop")
+                return
+        stack.extend(n.named_children)
+
+
+def plan_batch(comp, rec: BatchRecorder, children, items, loop_sym, first: int, trips: int, step: int,
+               cost: int):
+    """A ``LoopBatch`` for a body whose statements were compiled to ``items`` (closure, jumps) from the AST nodes
+    ``children``, or None when the body does not qualify."""
+    if rec.bad is not None or trips < 2 or loop_sym is None or loop_sym.slot is None:
+        return None
+    outer_assigned = {}
+    for start, (sym, op, parts) in rec.assigns.items():
+        if id(sym) in rec.declared:
+            continue
+        if sym is loop_sym or op in ("=", "++", "--") or parts is None:
+            return None                      # the loop variable or an outer variable set, not accumulated
+        if sym.slot in outer_assigned:
+            return None
+        outer_assigned[sym.slot] = start
+    for slot, start in rec.reads:            # an accumulator read anywhere but as its own target
+        if slot in outer_assigned and start != outer_assigned[slot]:
+            return None
+    steps, accs = [], []
+    for node, (f, jumps) in zip(children, items):
+        if jumps:
+            return None
+        if f is None:
+            continue
+        expr = None
+        if node.type == "expression_statement":
+            kids = [ch for ch in node.named_children if ch.type != "comment"]
+            expr = kids[0] if kids else None
+        start = expr.start_byte if expr is not None and expr.type == "assignment_expression" else None
+        if start is not None and start in rec.assigns and id(rec.assigns[start][0]) not in rec.declared:
+            sym, _, parts = rec.assigns[start]
+            steps.append(_accumulate(sym.slot, *parts))
+            accs.append(sym.slot)
+        else:
+            steps.append(f)
+    if len(accs) != len(outer_assigned):
+        return None                          # an accumulation nested in an expression
+    own = set(rec.decl_slots) | set(accs) | {loop_sym.slot}
+    env = tuple(sorted({slot for slot, _ in rec.reads} - own))
+    dtype = loop_sym.t.dtype
+    ks = (np.arange(trips, dtype=np.int64) * step + first).astype(dtype).reshape(trips, 1)
+    return LoopBatch(tuple(steps), tuple(accs), tuple(rec.decl_slots), env, loop_sym.slot, ks,
+                     dtype.type(first + trips * step), cost)
+
+
+def _accumulate(slot: int, R, fn, fl, fr, back):
+    """``x op= e`` for every iteration in turn: ``e`` evaluated once for all of them, folded into ``x`` in order."""
+    def run(c):
+        y = R(c)
+        if fr is not None:
+            y = fr(y)
+        if isinstance(y, tuple):
+            raise Abort("vector accumulator")
+        x = c.v[slot]
+        if isinstance(y, np.ndarray) and y.ndim == 2:
+            for row in y:
+                v = fn(x if fl is None else fl(x), row)
+                x = v if back is None else back(v)
+        else:                                # the same term every iteration
+            for _ in range(c.batch.trips):
+                v = fn(x if fl is None else fl(x), y)
+                x = v if back is None else back(v)
+        c.v[slot] = x
+    return run
+
+
+CHUNK_ELEMENTS = 1 << 17   # iterations x lanes per batched pass: its int64 temporaries stay within a core's L2
+
+
+class _Loads:
+    """The loads of one batched pass over some iterations, in program order: (site, name, array, indices,
+    values, type name), indices and values of shape (iterations, lanes)."""
+
+    __slots__ = ("check", "items", "n", "per", "trips")
+
+    def __init__(self, trips: int, n: int, per: int, check: bool) -> None:
+        self.items: list = []
+        self.trips, self.n, self.per, self.check = trips, n, per, check
+
+    def load(self, c, p, i, t, line: int, name: str, col):
+        sh = p.buf
+        if (p.space != "shared" or type(sh) is not SharedArray or t.struct or t.kind == "vec"
+                or type(p.boff) is not int or p.boff != 0 or sh.dtype != t.dtype):
+            raise Abort("not a plain shared read")
+        idx = np.asarray(i)
+        if idx.dtype != np.int64:
+            raise Abort("index type")
+        full = np.broadcast_to(idx, (self.trips, self.n))
+        if self.check and (int(full.min()) < 0 or int(full.max()) >= sh.size):
+            raise Abort("out of bounds")      # the ordinary run reports it
+        # out-of-bounds indices are possible only in a pass whose results a key does not vouch for (discarded)
+        v = sh.flat.take(c.blk._lbase(sh.size) + full, mode="wrap")
+        self.items.append(((line, col), name or sh.name, sh, full, v, t.name))
+        return v
+
+
+class _Entry:
+    """What one run of a loop with a given key does beside its values: what it adds to each site's counts, and
+    how its reads look to the race detector and the register cache."""
+
+    __slots__ = ("deltas", "lanes", "merged", "plan", "tails", "uniform")
+
+    def __init__(self, plan, uniform: tuple, merged: dict) -> None:
+        self.deltas: list = []               # [(summary key, added counts)]
+        self.plan = plan                     # keeps the plan alive (its id is in the key)
+        self.uniform = uniform               # per load: every block of the set reads the same elements
+        self.merged = merged                 # array index -> the reads after the first, as one queued read
+        self.tails: list = []                # per array and type: a load of it, the (t, j) the cache keeps
+        self.lanes = None                    # (the race tracker's lane array, the merged reads' thread ids...)
+
+
+_ORDINARY = object()       # a key whose loop runs the ordinary way (the batched pass cannot reproduce it)
+
+
+class _Recording:
+    __slots__ = ("before", "entry", "key", "sites")
+
+    def __init__(self, key, before, sites, entry) -> None:
+        self.key, self.before, self.sites, self.entry = key, before, sites, entry
+
+
+class LoopBatch:
+    """One qualifying loop: its batched statements and, per key, what a run adds beside its values."""
+
+    def __init__(self, steps, accs, locals_, env, kslot, ks, kend, cost) -> None:
+        self.steps, self.accs, self.locals, self.env, self.kslot = steps, accs, locals_, env, kslot
+        self.ks, self.kend, self.trips, self.cost = ks, kend, ks.shape[0], cost
+        self.memo: dict = {}
+
+    def attempt(self, c, init):
+        """Run the loop batched when its key was recorded (True); else None (the ordinary run), or a
+        ``_Recording`` for the ordinary run to fill (``finish``)."""
+        blk = c.blk
+        if not LOOP_BATCH or not c.full or not getattr(blk, "_all", False) or blk._greenlet:
+            return None
+        ctx = blk._ctx
+        model = ctx.model
+        cache = c.loads
+        if type(model) is not CountingModel or model._pending or cache is None:
+            return None
+        n, per = c.n, ctx.lanes_per_block
+        if n % per:
+            return None
+        env = []
+        for s in self.env:
+            v = c.v[s]
+            tv = type(v)
+            if tv is np.ndarray:
+                env.append((v.dtype.str, v.shape, v.tobytes()))
+            elif tv is SharedArray:
+                if any(k[0] == "shared" and k[1] == id(v) and e for k, e in cache.entries.items()):
+                    return None              # a read before the loop may serve one in it
+                env.append(("shared", v.offset, v.size, v.dtype.str, v.shape))
+            elif isinstance(v, np.generic):
+                env.append((v.dtype.str, v.tobytes()))
+            elif tv is tuple and all(type(x) is np.ndarray for x in v):     # threadIdx as a whole
+                env.append(tuple((x.dtype.str, x.shape, x.tobytes()) for x in v))
+            else:
+                return None
+        plan = model.plan
+        key = (id(plan), model.banks, model.bank_bytes, model.sector_bytes, n, per, tuple(env))
+        entry = self.memo.get(key)
+        if entry is _ORDINARY:
+            return None
+        if entry is None or entry.plan is not plan:
+            return self._prepare(c, init, key, plan)
+        steps_needed = self.trips * (self.cost + MEM_STEPS * len(entry.uniform))
+        if ctx.max_steps is not None and blk._steps + steps_needed > ctx.max_steps:
+            return None                      # the ordinary run stops where the budget runs out
+        c2, chunks = self._run(c, init, False)
+        if chunks is None:
+            return None
+        self._commit(c, c2, chunks, entry, steps_needed)
+        COUNTS["batched"] += 1
+        return True
+
+    def _run(self, c, init, check: bool):
+        """The batched pass: (its frame, per chunk of iterations its loads), or (None, None) when it fails."""
+        n = c.n
+        per = c.blk._ctx.lanes_per_block
+        size = max(1, min(self.trips, CHUNK_ELEMENTS // max(n, 1)))
+        c2 = Ctx.__new__(Ctx)
+        c2.blk, c2.v, c2.jm, c2.jumps, c2.file = c.blk, list(c.v), list(c.jm), c.jumps, c.file
+        c2.coords, c2.n, c2.base, c2.act, c2.full, c2.loads = c.coords, n, c.base, c.act, True, None
+        chunks = []
+        try:
+            if init is not None:
+                init(c2)
+            for t0 in range(0, self.trips, size):
+                ks = self.ks[t0:t0 + size]
+                c2.batch = _Loads(ks.shape[0], n, per, check)
+                c2.v[self.kslot] = ks
+                for f in self.steps:
+                    f(c2)
+                chunks.append((t0, c2.batch.items))
+        except Exception:          # noqa: BLE001 -- whatever the batched pass cannot do, the ordinary run does
+            return None, None
+        if not chunks[0][1] or any(len(items) != len(chunks[0][1]) for _, items in chunks):
+            return None, None
+        return c2, chunks
+
+    def _prepare(self, c, init, key, plan):
+        """A new key: check what the batched pass would do (bounds, repeated reads, which reads are the same in
+        every block), then let the ordinary run record what it adds."""
+        ctx = c.blk._ctx
+        c2, chunks = self._run(c, init, True)
+        if chunks is None or (plan is not None and (plan.union or plan.vector_stride) and any(
+                (site[0], site[1], "ld") in plan.union or site in plan.vector_stride
+                for site, *_ in chunks[0][1])):
+            self._keep(key, _ORDINARY)
+            return None
+        per, n = ctx.lanes_per_block, c.n
+        nb = n // per
+        loads = chunks[0][1]
+        order = [(t, j) for t in range(self.trips) for j in range(len(loads))]
+        # per load: its (iterations, first block's lanes) elements, and whether every block reads the same
+        fulls, patterns, same = [], [], []
+        for j in range(len(loads)):
+            full = np.concatenate([items[j][3] for _, items in chunks])
+            r = full.reshape(self.trips, nb, per)
+            same.append(bool(nb == 1 or (r[:, 1:] == r[:, :-1]).all()))
+            fulls.append(full)
+            patterns.append(np.ascontiguousarray(r[:, 0]))
+        seen: dict = {}
+        for t, j in order:        # a read of elements read before in the loop: the register cache serves it
+            b = (patterns[j][t] if same[j] else fulls[j][t]).tobytes()
+            got = seen.setdefault((id(loads[j][2]), loads[j][5]), set())
+            if b in got:
+                self._keep(key, _ORDINARY)
+                return None
+            got.add(b)
+        # the sload path's race calls: read_uniform for a read the same in every block of several, else access
+        uniform = tuple(nb > 1 and x for x in same)
+        merged = {}
+        if all(uniform):
+            for a, sh in enumerate(_arrays(loads)):
+                parts = [(t, j) for t, j in order[1:] if loads[j][2] is sh]
+                if parts:
+                    lines = np.array([-1 if loads[j][0][0] is None else loads[j][0][0] for _, j in parts],
+                                     np.int32)
+                    merged[a] = (np.concatenate([patterns[j][t] for t, j in parts]), len(parts),
+                                 np.repeat(lines, per))
+        entry = _Entry(plan, uniform, merged)
+        # the register cache after the loop: per array and type, its last loads (t, j) in order
+        tails: dict = {}
+        for t, j in order:
+            tails.setdefault((_arrays(loads).index(loads[j][2]), loads[j][5]), (j, []))[1].append((t, j))
+        entry.tails = [(j0, seq[-LoadCache.MAX_PER_BUFFER:]) for j0, seq in tails.values()]
+        sites = {("shared", "ld", site[0], site[1], name, sh.dtype.itemsize) for site, name, sh, *_ in loads}
+        return _Recording(key, {k: counts(s) for k, s in ctx.instrs.items()}, sites, entry)
+
+    def _keep(self, key, entry) -> None:
+        if len(self.memo) >= MAX_KEYS:
+            self.memo.clear()
+        self.memo[key] = entry
+
+    def finish(self, c, rec: _Recording) -> None:
+        """After the ordinary run of a ``_Recording``: what it added to each site, kept under its key."""
+        ctx = c.blk._ctx
+        if ctx.model._pending:
+            self._keep(rec.key, _ORDINARY)
+            return
+        zero = (0, 0, 0, 0, 0)
+        for k, s in ctx.instrs.items():
+            d = tuple(a - b for a, b in zip(counts(s), rec.before.get(k, zero)))
+            if any(d):
+                if k not in rec.sites:
+                    self._keep(rec.key, _ORDINARY)   # something else counted: not this loop's to replay
+                    return
+                rec.entry.deltas.append((k, d))
+        self._keep(rec.key, rec.entry)
+        COUNTS["recorded"] += 1
+
+    def _commit(self, c, c2, chunks, entry: _Entry, steps_needed: int) -> None:
+        blk = c.blk
+        ctx = blk._ctx
+        loads = chunks[0][1]
+
+        def row(j, t):                       # load j's (indices, values) at iteration t
+            for t0, items in reversed(chunks):
+                if t >= t0:
+                    _, _, _, full, v, _ = items[j]
+                    return full[t - t0], (v[t - t0] if v.ndim == 2 else v)
+            raise AssertionError(t)
+        # the sites' summaries, made (with their sample warp) in the order the loop's first iteration meets them
+        for j, (site, name, sh, full, _, _) in enumerate(loads):
+            k = ("shared", "ld", site[0], site[1], name, sh.dtype.itemsize)
+            s = ctx.instrs.get(k)
+            if s is None or s.sample is None:
+                blk._first_sample("shared", "ld", site, name, sh.dtype.itemsize,
+                                  sh.offset + full[0, :32].astype(np.int64) * sh.dtype.itemsize)
+        for k, d in entry.deltas:
+            add_counts(ctx.instrs[k], *d)
+        self._reads(blk, loads, row, entry)
+        # the register cache as the loop leaves it: each array's last loads
+        cache, act = c.loads, c.act
+        for j0, seq in entry.tails:
+            items = []
+            for t, j in seq:
+                idx, v = row(j, t)
+                items.append((np.ascontiguousarray(idx), act, v))
+            cache.set_loads(("shared", id(loads[j0][2]), loads[j0][5]), items)
+        blk.tick(steps_needed)
+        for s in self.accs:
+            c.v[s] = c2.v[s]
+        for s in self.locals:
+            v = c2.v[s]
+            c.v[s] = v[-1] if isinstance(v, np.ndarray) and v.ndim == 2 else v
+        c.v[self.kslot] = self.kend
+
+    def _reads(self, blk, loads, row, entry: _Entry) -> None:
+        """The race detector's view of the loop's reads: what each would do, in program order."""
+        ctx = blk._ctx
+        races = ctx.races
+        per = ctx.lanes_per_block
+        epoch = blk._epoch()
+        act, tid = blk._active, blk._tid
+        nl = len(loads)
+
+        def one(t, j):
+            site, _, sh, _, _, _ = loads[j]
+            idx = np.ascontiguousarray(row(j, t)[0])
+            if entry.uniform[j]:
+                races.read_uniform(sh, idx, act, tid, epoch, per, per, site[0], ctx.describe)
+            else:
+                races.access(sh, idx, act, tid, epoch, blk._per_block(), per, site[0], False, ctx.describe,
+                             uniform=False, full=True)
+        one(0, 0)
+        arrays = _arrays(loads)
+        eps, lanes = races._epochs, races._lanes
+        fast = (FOLD and DEFER and all(entry.uniform) and eps is not None and eps[0] is epoch
+                and eps[1] == per and eps[2] and lanes is not None and lanes[0] is tid and not eps[3].ndim
+                and all(sh.shadow is not None and sh.shadow.fold == tid.size // per and eps[3] > sh.shadow.w_max
+                        for sh in arrays))
+        if not fast:
+            for t in range(self.trips):
+                for j in range(nl):
+                    if t or j:
+                        one(t, j)
+            return
+        local, lwarp = lanes[1], lanes[3]
+        ep = eps[3]
+        if entry.lanes is None or entry.lanes[0] is not local:     # a new thread set: its lanes, tiled once
+            entry.lanes = (local, {a: (np.tile(local, m), np.tile(lwarp, m)) for a, (_, m, _) in entry.merged.items()})
+        tiled = entry.lanes[1]
+        for a, sh in enumerate(arrays):
+            if a not in entry.merged:
+                continue
+            pos, _, line = entry.merged[a]
+            s = sh.shadow
+            if s.pending and s.pending_epoch != ep:
+                s.settle()
+            s.pending_epoch = ep
+            s.pending.append((pos, *tiled[a], None, line))
+
+
+def _arrays(loads) -> list:
+    out = []
+    for _, _, sh, *_ in loads:
+        if all(sh is not a for a in out):
+            out.append(sh)
+    return out
+
+
+__all__ = ["LOOP_BATCH", "BatchRecorder", "LoopBatch", "body_shape_ok", "index_ok", "plan_batch"]
