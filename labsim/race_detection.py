@@ -116,15 +116,18 @@ def _read_update(s, pos, tid, warp, epoch, line, within=None) -> None:
     s["r_line"][pos] = line
 
 
-def _reduced(pos, tid, warp) -> tuple:
+def _reduced(pos, tid, warp, line=None) -> tuple:
     """One read instruction's lanes as the reader shadow sees them: each element once, with its last lane's
-    thread and warp, and whether lanes of another warp read it too (``_read_update``'s ``within``)."""
+    thread and warp, and whether lanes of another warp read it too (``_read_update``'s ``within``). ``line``: for
+    lanes of several instructions in order, each lane's line; then the last lane's line is returned too."""
     u, first = np.unique(pos[::-1], return_index=True)
     last = pos.size - 1 - first                 # each element's last lane
     lw = warp[last]
     inv = np.searchsorted(u, pos)               # each lane's element
     within = np.zeros(u.size, dtype=bool)
     within[inv[warp != lw[inv]]] = True
+    if line is not None:
+        return u, tid[last], lw, within, line[last]
     return u, tid[last], lw, within
 
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..memory import SharedArray
 from ..model import CountingModel, add_counts, counts
-from ..race_detection import DEFER, FOLD
+from ..race_detection import DEFER, FOLD, _reduced
 from .runtime import MEM_STEPS, Ctx, LoadCache
 
 LOOP_BATCH = True          # tests switch it off to compare
@@ -205,7 +205,7 @@ class _Entry:
     """What one run of a loop with a given key does beside its values: what it adds to each site's counts, and
     how its reads look to the race detector and the register cache."""
 
-    __slots__ = ("deltas", "lanes", "merged", "plan", "tails", "uniform")
+    __slots__ = ("by_layout", "deltas", "lanes", "merged", "plan", "tails", "uniform")
 
     def __init__(self, plan, uniform: tuple, merged: dict) -> None:
         self.deltas: list = []               # [(summary key, added counts)]
@@ -213,7 +213,8 @@ class _Entry:
         self.uniform = uniform               # per load: every block of the set reads the same elements
         self.merged = merged                 # array index -> the reads after the first, as one queued read
         self.tails: list = []                # per array and type: a load of it, the (t, j) the cache keeps
-        self.lanes = None                    # (the race tracker's lane array, the merged reads' thread ids...)
+        self.lanes = None                    # (the race tracker's lanes array, the merged reads reduced for it)
+        self.by_layout: dict = {}            # lanes array's bytes -> the merged reads reduced for it
 
 
 _ORDINARY = object()       # a key whose loop runs the ordinary way (the batched pass cannot reproduce it)
@@ -447,18 +448,24 @@ class LoopBatch:
             return
         local, lwarp = lanes[1], lanes[3]
         ep = eps[3]
-        if entry.lanes is None or entry.lanes[0] is not local:     # a new thread set: its lanes, tiled once
-            entry.lanes = (local, {a: (np.tile(local, m), np.tile(lwarp, m)) for a, (_, m, _) in entry.merged.items()})
-        tiled = entry.lanes[1]
+        if entry.lanes is None or entry.lanes[0] is not local:
+            # a new thread set: the reads after the first, as one read of each element by its last reader (kept by
+            # the set's lane layout, the same in every launch of the kernel)
+            lk = local.tobytes()
+            reduced = entry.by_layout.get(lk)
+            if reduced is None:
+                reduced = entry.by_layout[lk] = {a: _reduced(pos, np.tile(local, m), np.tile(lwarp, m), line)
+                                                 for a, (pos, m, line) in entry.merged.items()}
+            entry.lanes = (local, reduced)
+        reduced = entry.lanes[1]
         for a, sh in enumerate(arrays):
-            if a not in entry.merged:
+            if a not in reduced:
                 continue
-            pos, _, line = entry.merged[a]
             s = sh.shadow
             if s.pending and s.pending_epoch != ep:
                 s.settle()
             s.pending_epoch = ep
-            s.pending.append((pos, *tiled[a], None, line))
+            s.pending.append(reduced[a])
 
 
 def _arrays(loads) -> list:
