@@ -190,6 +190,9 @@ class _Launch:
         # block-uniform shared accesses seen before: (site, array, op, blocks, first block's indices) -> what they
         # added to the site's counts (Block._record_repeatable)
         self.repeats: dict[tuple, tuple] = {}
+        # global buffers as accesses name them: (array id, name given) -> (array, name, flat view, base address,
+        # shape to name elements by); an array keeps its identity, layout and address for the whole launch
+        self.buffers: dict[tuple, tuple] = {}
         self._pattern: tuple[np.ndarray, ...] | None = None   # block_pattern's
 
     def block_pattern(self) -> tuple[np.ndarray, ...]:
@@ -431,19 +434,28 @@ class Block:
             self._set_sample(s, 0, np.ones(WARP, dtype=bool), addr)
 
     # ---- global memory -----------------------------------------------------------------------------------
-    def _global(self, arr, idx, name, line, view, op):
+    def _buffer(self, arr, name) -> tuple:
+        """(name, flat view, base address, shape to name elements by) of a global buffer, worked out once."""
+        key = (id(arr), name)
+        got = self._ctx.buffers.get(key)
+        if got is not None and got[0] is arr:
+            return got[1:]
         name = self._name(arr, name)
         flat = as_device_array(arr, name)
         base = self._ctx.mem.base_of(flat)
+        # a 2-D (or higher) host array is named by row and column as shared ones are (the CUDA front end passes
+        # the flattened view of it: its base keeps the shape); a 1-D one by its index
+        src = arr if isinstance(arr, np.ndarray) and arr.ndim >= 2 else getattr(arr, "base", None)
+        shape = tuple(src.shape) if isinstance(src, np.ndarray) and src.ndim >= 2 and src.size == flat.size else None
+        self._ctx.buffers[key] = (arr, name, flat, base, shape)
+        return name, flat, base, shape
+
+    def _global(self, arr, idx, name, line, view, op):
+        name, flat, base, shape = self._buffer(arr, name)
         act = self._active
         if view is None:
             idx = self._index(idx, f"{op} {name}")
             itemsize = flat.dtype.itemsize
-            # a 2-D (or higher) host array is named by row and column as shared ones are (the CUDA front end passes
-            # the flattened view of it: its base keeps the shape); a 1-D one by its index
-            src = arr if isinstance(arr, np.ndarray) and arr.ndim >= 2 else getattr(arr, "base", None)
-            shape = tuple(src.shape) if isinstance(src, np.ndarray) and src.ndim >= 2 and src.size == flat.size \
-                else None
             self._check_bounds(idx, act, flat.size, name, line, "global", shape=shape)
             addr = base + idx * itemsize
             data = flat
@@ -709,9 +721,28 @@ class Block:
         """Shared store: each active lane writes ``value`` to element ``idx`` of its block's copy of ``sh``."""
         site = self._site(line, col)
         line = site[0]
-        data, pos, addr, itemsize, name, elem, times = self._shared(sh, idx, name, line, view, "store to")
+        memo = None
+        if REPEATS and view is None and self._all and not self._greenlet and type(sh) is SharedArray:
+            memo = self._repeat_key(sh, idx, site, name, "st")
+            if memo is not None:
+                ctx = self._ctx
+                hit = ctx.repeats.get(memo)
+                if hit is not None:       # made before: bounds checked, its addresses (or its counts) known
+                    if hit[0] is None:
+                        add_counts(*hit[1])
+                    else:
+                        s, a2, act2, times = hit
+                        ctx.model.account(s, a2, act2, None, warps=self._row_warp, times=times)
+                    self._race(sh, idx, self._active, line, True, True)
+                    self._scatter(sh.flat, self._lbase(sh.size) + idx, value, self._active)
+                    return
+        data, pos, addr, itemsize, name, elem, times = self._shared(sh, idx, name, line, view, "store to",
+                                                                    uniform=memo is not None)
         act = self._active
-        self._record("shared", "st", site, name, itemsize, addr, act, times)
+        if memo is not None:
+            self._record_repeatable(memo, "st", site, name, itemsize, addr, act, times)
+        else:
+            self._record("shared", "st", site, name, itemsize, addr, act, times)
         self._race(sh, elem, act, line, True, times > 1)
         self._scatter(data, pos, value, act)
 

@@ -318,3 +318,62 @@ def test_thread_set_coordinates_are_cuda_thread_order(grid, block, chunk):
         LAUNCH.CHUNK_LANES = old
     for k in want:
         assert np.concatenate(got[k]).tolist() == want[k], k
+
+
+STORE_SRC = """
+__global__ void k(float* out, const int* cols, int tiles) {{
+    __shared__ float t[8][{w}];
+    float s = 0.0f;
+    for (int it = 0; it < tiles; ++it) {{
+        int c = cols[{col}] % {w};
+        t[threadIdx.x % 8][c] = it + threadIdx.x;
+        t[threadIdx.x % 8][2 * (threadIdx.x % {half})] = 1.0f + it;
+        t[threadIdx.x % 8][2 * (threadIdx.x % {half}) + 1] = 2.0f;
+        {sync}
+        s += t[(threadIdx.x + it) % 8][threadIdx.x % {w}];
+        {sync}
+    }}
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}}
+"""
+
+
+@settings(max_examples=30, deadline=None)
+@given(w=st.sampled_from([16, 32, 33]), threads=st.sampled_from([32, 64]), blocks=st.integers(1, 4),
+       tiles=st.integers(1, 3), per_block=st.booleans(), sync=st.booleans(), data=st.data())
+def test_repeated_uniform_stores_count_as_the_first_time(w, threads, blocks, tiles, per_block, sync, data):
+    """A block-uniform shared store met again (the next tile) adds the counts, or hands the model the addresses,
+    remembered from its first time (labsim.launch.REPEATS), and still writes and checks races: every counter, the
+    sampled warp, the races, racecheck's tally and the result equal the general path's, paired stores (STS.64)
+    and per-block (non-uniform) columns alike."""
+    import sys
+
+    from labsim import cuda, model
+    engine = sys.modules["labsim.launch"]
+
+    cols = np.array(data.draw(st.lists(st.integers(0, 63), min_size=threads * blocks, max_size=threads * blocks)),
+                    np.int32)
+    src = STORE_SRC.format(w=w, half=w // 2, sync="__syncthreads();" if sync else "",
+                           col="blockIdx.x * blockDim.x + threadIdx.x" if per_block else "threadIdx.x")
+    prog = cuda.compile(src, "k.cu")
+
+    def run(repeats):
+        old = engine.REPEATS, model.MERGE_MEMO
+        engine.REPEATS = model.MERGE_MEMO = repeats
+        try:
+            out = np.zeros(threads * blocks, np.float32)
+            st_ = prog.launch("k", blocks, threads, (out, cols, tiles)).stats
+        finally:
+            engine.REPEATS, model.MERGE_MEMO = old
+        sites = sorted((s.space, s.op, s.line, s.col, s.array, s.itemsize, s.executed, s.requests, s.cost,
+                        s.conflicts, s.bytes_requested,
+                        None if s.sample is None else (s.sample.block, s.sample.warp, s.sample.active.tolist(),
+                                                       s.sample.addr.tolist()))
+                       for s in st_.instructions)
+        return _stats_fields(st_), sites, out, dict(st_.racecheck)
+
+    fast, slow = run(True), run(False)
+    assert fast[1] == slow[1]
+    assert fast[0] == slow[0]
+    assert np.array_equal(fast[2], slow[2], equal_nan=True)
+    assert fast[3] == slow[3]
