@@ -160,7 +160,8 @@ def _accumulate(slot: int, R, fn, fl, fr, back):
             raise Abort("vector accumulator")
         x = c.v[slot]
         if isinstance(y, np.ndarray) and y.ndim == 2:
-            for row in y:
+            rows = y[:, 0] if y.shape[1] == 1 else y     # a term of the loop variable alone: a scalar per iteration
+            for row in rows:
                 v = fn(x if fl is None else fl(x), row)
                 x = v if back is None else back(v)
         else:                                # the same term every iteration

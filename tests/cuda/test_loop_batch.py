@@ -56,6 +56,7 @@ BODIES = GEMM_BODIES + [
     "iacc ^= (int)As[ty][k];",                                       # an xor accumulator
     "acc += As[ty][k] * Bs[k][tx]; iacc += 1;",                      # a constant term
     "acc2 *= 1.0f + As[ty][k] * 0.001f;",                            # a product
+    "iacc += k * 2; acc += Bs[k][tx];",                              # a term of the loop variable alone
     "acc = acc + As[ty][k];",                                        # a plain assignment: not batched
     "int j = (int)As[ty][k] & (TILE - 1); acc += Bs[k][j];",         # a read indexed by a read: not batched
 ]
@@ -115,7 +116,8 @@ def _same(a, b) -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(tile=st.sampled_from([8, 16]), pad=st.integers(0, 1), body=st.sampled_from(BODIES),
-       k0=st.integers(0, 1), step=st.integers(1, 2), after=st.sampled_from(["", "acc += As[ty][TILE - 1];"]),
+       k0=st.integers(0, 1), step=st.integers(1, 2), after=st.sampled_from(["", "acc += As[ty][TILE - 1];",
+                                                          "if (iacc < 0) acc += As[ty][1];"]),
        sync1=st.booleans(), sync2=st.booleans(), M=st.integers(1, 40), N=st.integers(1, 40),
        K=st.integers(1, 48))
 def test_batched_loops_report_what_the_ordinary_run_does(tile, pad, body, k0, step, after, sync1, sync2, M, N, K):
@@ -139,6 +141,18 @@ def test_the_gemm_loop_is_batched_and_replayed_across_tiles_and_launches():
     off, _, _ = _run(src, 64, 48, 48, False)
     _same(on, off)
     assert np.array_equal(on[1][0], (A @ B).astype(np.float32) + np.float32(1.0))
+
+
+def test_a_term_of_the_loop_variable_alone_leaves_a_uniform_accumulator_uniform():
+    """``iacc += k * 2`` adds the same value in every lane: after the loop ``iacc`` is one value as the ordinary
+    run leaves it, so ``if (iacc < 0)`` is a uniform branch that skips its read (not a predicated one that runs
+    it with no lane active, which the counters would see)."""
+    src = _source(16, 0, "iacc += k * 2; acc += Bs[k][tx];", 0, 1, "if (iacc < 0) acc += As[ty][1];", True, True)
+    before = dict(batch.COUNTS)
+    on, _, _ = _run(src, 32, 32, 64, True)
+    assert batch.COUNTS["batched"] > before["batched"]
+    off, _, _ = _run(src, 32, 32, 64, False)
+    _same(on, off)
 
 
 @pytest.mark.parametrize("body", ["acc = acc + As[ty][k];",
