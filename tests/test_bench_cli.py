@@ -57,3 +57,27 @@ def test_only_the_chosen_groups_run(monkeypatch, capsys):
     monkeypatch.setattr(bench, "_child_run", lambda *a, **k: pytest.fail("another group ran"))
     bench.main(["--only", "gemm,numba", "--quick"])
     assert ran == [("gemm", True), ("numba",)]
+
+
+def test_scaling_table_takes_the_least_of_rounds_run_in_turn(monkeypatch, capsys):
+    """Every case runs once per round, the whole table in turn; a size is judged by its least figure, so one slow
+    sample (another job on the cores) does not fail a row; an error in any round fails its cell."""
+    calls = []
+    # (kernel, api, n) -> per-round ns per element; 512 python is slow in round 1 only
+    figures = {("copy", "python", 256): [20, 21, 22], ("copy", "python", 512): [60, 19, 20],
+               ("copy", "cuda", 256): [30, 30, 30], ("copy", "cuda", 512): [30, "boom", 30]}
+
+    def fake(case, repeat=None):
+        _, kernel, api, n = case.split(":")
+        k = (kernel, api, int(n))
+        calls.append(k)
+        v = figures[k][sum(c == k for c in calls) - 1]
+        return v if isinstance(v, str) else {"per_element_ns": v, "cpu_seconds": 0.0, "peak_rss_mib": 1.0}
+
+    monkeypatch.setattr(bench, "_child_run", fake)
+    bench.scaling_table({"copy": (256, 512)}, None, rounds=3)
+    assert calls == list(figures) * 3                      # the table in turn, three times
+    rows = [line for line in capsys.readouterr().out.splitlines() if " copy " in line]
+    python, cuda = rows
+    assert python.startswith("PASS") and "512: 19 ns" in python and "rounds 60/19/20" in python
+    assert cuda.startswith("FAIL (errors)") and "512: error (boom)" in cuda

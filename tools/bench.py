@@ -16,6 +16,11 @@ Times are CPU seconds of the process (``time.process_time``: less disturbed than
 the cores; wall seconds and the load average are printed too). Each case runs in a fresh child process, so its
 peak RSS is its own. The kernels are in tools/bench_kernels.py; the grading figures come from grading/bench.py.
 A scaling row passes when every size is within ±30% of the row's median time per element ("flat with size").
+Each size of the scaling table is measured in SCALE_ROUNDS child processes, the whole table's cases in turn (so
+the samples of one size are minutes apart); the least time per element is judged. Other jobs on the shared cores
+slow a process for seconds to minutes at a time (the same 512² launch measured 22 and 33 ns per element in two
+processes a minute apart, while callgrind counts the same instructions), and a single child per size let one
+such spell fail a row.
 
 What a GEMM row measures: the kernel is compiled and launched once in its child process (that first launch's
 CPU time is printed as "first", not judged: it also fills the process's memo of costed access patterns), then
@@ -57,6 +62,7 @@ CASES = {
 }
 GEMM_NS = 50.0       # ns of CPU per multiply-add, every size
 GEMM_ROUNDS = 2      # child processes per size, the sizes in turn (the least is judged)
+SCALE_ROUNDS = 3     # scaling table: child processes per size, the whole table in turn (the least is judged)
 GEMM_RUNS = 3        # warm launches per size after the first one (the least CPU time is judged)
 # numpy's BLAS on one thread in every child: a reference's ``A @ B`` must not leave worker threads spinning
 # while a launch is timed (labsim itself never calls BLAS)
@@ -87,6 +93,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--repeat", type=int, default=None,
                    help="launches per size in the scaling table (least CPU time kept; default 10 up to 512² "
                         "elements, 3 up to 2048², 2 above)")
+    p.add_argument("--rounds", type=int, default=SCALE_ROUNDS,
+                   help=f"scaling table: child processes per size, the whole table in turn, the least judged "
+                        f"(default {SCALE_ROUNDS})")
     p.add_argument("--kernels", default=None, help="scaling table: comma-separated kernels (copy,naive,tiled,gemm)")
     p.add_argument("--sizes", default=None, help="scaling table: comma-separated sizes for every kernel")
     p.add_argument("--batch", type=int, default=None, help="grading batch size (default 200; 20 with --quick)")
@@ -330,26 +339,44 @@ def run_gemm(quick: bool) -> None:
                   "CHUNK_LANES): the fixed cost of each simulated instruction is shared by fewer threads", flush=True)
 
 
-def scaling_table(sizes: dict, repeat: int | None) -> None:
+def scaling_table(sizes: dict, repeat: int | None, rounds: int = SCALE_ROUNDS) -> None:
     """Time per simulated element for every kernel, API and size; PASS when every size is within ±30% of the
-    row's median (cost linear in the work)."""
+    row's median (cost linear in the work). Every case runs once per round, the whole table in turn; the least
+    time per element over the rounds is judged (a spell of other work on the shared cores spoils one sample of a
+    size, not all of them)."""
+    rounds = max(1, rounds)
     print(f"ns of CPU time per element (transposes: matrix elements; GEMM: multiply-adds), least of the repeated "
-          f"launches; peak RSS in MiB; PASS: every size within ±{TOLERANCE:.0%} of the row's median")
+          f"launches in each of {rounds} child processes per size (the whole table in turn, so a size's samples "
+          f"are minutes apart); peak RSS in MiB; PASS: every size within ±{TOLERANCE:.0%} of the row's median")
+    cases = [(kernel, api, n) for kernel, ns in sizes.items() for api in ("python", "cuda") for n in ns]
+    got: dict[tuple, list] = {c: [] for c in cases}
+    for r in range(rounds):
+        t = time.perf_counter()
+        for kernel, api, n in cases:
+            got[(kernel, api, n)].append(_child_run(f"scale:{kernel}:{api}:{n}", repeat))
+        if rounds > 1:
+            print(f"     round {r + 1}/{rounds}: {time.perf_counter() - t:.0f} s, load average "
+                  f"{os.getloadavg()[0]:.1f}", flush=True)
     for kernel, ns in sizes.items():
         for api in ("python", "cuda"):
             cells, per = [], []
             for n in ns:
-                d = _child_run(f"scale:{kernel}:{api}:{n}", repeat)
-                if isinstance(d, str):
-                    cells.append(f"{n}: error ({d[:60]})")
+                runs = got[(kernel, api, n)]
+                ok = [d for d in runs if not isinstance(d, str)]
+                if len(ok) < len(runs):     # a wrong result or a crash is a failure, whatever the other rounds say
+                    bad = next(d for d in runs if isinstance(d, str))
+                    cells.append(f"{n}: error ({bad[:60]})")
                     continue
+                d = min(ok, key=lambda x: x["per_element_ns"])
                 per.append(d["per_element_ns"])
+                each = "/".join(f"{x['per_element_ns']:.0f}" for x in ok)
+                spread_note = f", rounds {each}" if len(ok) > 1 else ""
                 cells.append(f"{n}: {d['per_element_ns']:.0f} ns ({d['cpu_seconds']:.2f} s, "
-                             f"{d['peak_rss_mib']:.0f} MiB)")
+                             f"{d['peak_rss_mib']:.0f} MiB{spread_note})")
             verdict = "FAIL (errors)" if len(per) < len(ns) else ""
             if len(per) > 1:
-                med, ratio, dev, ok = spread(per)
-                verdict = verdict or _mark(ok)
+                med, ratio, dev, ok_ = spread(per)
+                verdict = verdict or _mark(ok_)
                 verdict += f" median {med:.0f} ns, max/min {ratio:.2f}, worst {dev:+.0%}"
             print(f"{verdict:<46} {kernel:>6} {api:<7} " + "; ".join(cells), flush=True)
 
@@ -433,7 +460,7 @@ def main(argv: list[str] | None = None) -> None:
                 sizes = {k: sizes[k] for k in a.kernels.split(",")}
             if a.sizes:
                 sizes = {k: tuple(int(s) for s in a.sizes.split(",")) for k in sizes}
-            scaling_table(sizes, a.repeat)
+            scaling_table(sizes, a.repeat, a.rounds)
         elif group == "grading":
             run_grading(a.quick, a.batch, a.jobs)
         elif group == "numba":
