@@ -414,7 +414,9 @@ class LoopBatch:
             c.v[s] = c2.v[s]
         for s in self.locals:
             v = c2.v[s]
-            c.v[s] = v[-1] if isinstance(v, np.ndarray) and v.ndim == 2 else v
+            if isinstance(v, np.ndarray) and v.ndim == 2:     # the last iteration's value, as the loop leaves it
+                v = v[-1, 0] if v.shape[1] == 1 else v[-1]
+            c.v[s] = v
         c.v[self.kslot] = self.kend
 
     def _reads(self, blk, loads, row, entry: _Entry) -> None:
