@@ -522,6 +522,9 @@ class Block:
         v = np.asarray(value)
         if data.dtype.names is None and v.dtype.names is None:
             v = v.astype(data.dtype, copy=False)
+        if self._all and v.ndim == 0:
+            data[idx] = v               # one value for every lane: numpy spreads it
+            return
         v = np.broadcast_to(v, idx.shape) if v.shape != idx.shape else v
         if self._all:
             data[idx] = v

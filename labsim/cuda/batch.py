@@ -161,6 +161,14 @@ def _accumulate(slot: int, R, fn, fl, fr, back):
         x = c.v[slot]
         if isinstance(y, np.ndarray) and y.ndim == 2:
             rows = y[:, 0] if y.shape[1] == 1 else y     # a term of the loop variable alone: a scalar per iteration
+            if (fl is None and back is None and type(fn) is np.ufunc and rows.ndim == 2
+                    and np.result_type(x, rows) == rows.dtype):
+                # the same operations in the same order, into one array of our own (no new array per iteration)
+                x = np.array(np.broadcast_to(x, rows.shape[1:]), dtype=rows.dtype)
+                for row in rows:
+                    fn(x, row, out=x)
+                c.v[slot] = x
+                return
             for row in rows:
                 v = fn(x if fl is None else fl(x), row)
                 x = v if back is None else back(v)

@@ -273,17 +273,13 @@ class StmtMixin:
         batch = None if rec is None else plan_batch(self, rec, children, items, cand[0], cand[1], trips, cand[3],
                                                     cost)
 
-        def run(c):
-            pend = None
-            if batch is not None:
-                pend = batch.attempt(c, init)
-                if pend is True:
-                    return
+        def run(c):      # the loop run batched (labsim.cuda.batch), or the ordinary way, perhaps recorded
+            pend = batch.attempt(c, init)
+            if pend is True:
+                return
+            run_loop(c)
             if pend is not None:
-                run_loop(c)
                 batch.finish(c, pend)
-            else:
-                run_loop(c)
 
         def run_loop(c):
             if init is not None:
