@@ -25,6 +25,7 @@ import os
 import platform
 import sys
 import traceback
+import types
 from contextlib import contextmanager
 from typing import Any, Callable
 
@@ -922,12 +923,30 @@ def _column(code, lasti: int) -> int | None:
     return col
 
 
+_PARAMS: dict[tuple, dict[int, str]] = {}
+
+
 def _param_names(kernel, nargs: int) -> dict[int, str]:
+    """{argument position: parameter name} after ``blk`` (read only: the dict may be shared between launches)."""
+    # a plain function's names are its code object's: remembered per code object (inspect.signature costs as much
+    # as a small launch's other set-up together, and labsim.cuda makes a new closure per launch)
+    code = getattr(kernel, "__code__", None) if type(kernel) is types.FunctionType else None
+    key = None
+    if code is not None and "__wrapped__" not in kernel.__dict__ and "__signature__" not in kernel.__dict__:
+        key = (code, nargs)
+        names = _PARAMS.get(key)
+        if names is not None:
+            return names
     try:
         params = list(inspect.signature(kernel).parameters)[1:]
     except (TypeError, ValueError):
         return {}
-    return {i: p for i, p in enumerate(params[:nargs])}
+    names = {i: p for i, p in enumerate(params[:nargs])}
+    if key is not None:
+        if len(_PARAMS) > 4096:
+            _PARAMS.clear()
+        _PARAMS[key] = names
+    return names
 
 
 def _kernel_line(kernel, exc) -> int | None:
