@@ -6,6 +6,7 @@ streams are accepted and ignored (launches run one after another).
 """
 from __future__ import annotations
 
+import math
 import os
 import warnings
 from collections.abc import Sequence
@@ -221,7 +222,8 @@ class Program:
                         c.v[sd.slot] = blk.shared(dims, dt, name=sd.name, line=sd.line)
                 for s, key in coords:
                     c.v[s] = _coord(blk, key)
-                body(c)
+                if body is not None:      # an empty body compiles to None
+                    body(c)
 
         if analysis is not None:
             plan = self.plan(code.name, analysis=analysis)
@@ -290,7 +292,7 @@ class Program:
             return out
         if prod(block) > 1024:
             return              # the engine reports the invalid configuration
-        smem = sum(int(np.prod(sd.dims, dtype=np.int64)) * sd.elem.size for sd in code.shared if not sd.extern)
+        smem = sum(math.prod(int(d) for d in sd.dims) * sd.elem.size for sd in code.shared if not sd.extern)
         check_launch_size(prod(grid), prod(block), smem + max(int(dynamic_smem), 0), code.local_bytes,
                           limit=memory_limit, kernel=code.name, file=self.filename)
 
@@ -404,7 +406,8 @@ class Program:
             c = Ctx(blk, code.nslots, code.njm, self.filename)
             for s, v in zip(code.param_slots, vals):
                 c.v[s] = v
-            code.body(c)
+            if code.body is not None:     # an empty body compiles to None
+                code.body(c)
         return results
 
 

@@ -405,3 +405,21 @@ __global__ void k(int* o, int a, int b) {
         lc.compile(bad, "amb.cu")
     line = bad.split("\n")[5]
     assert (ei.value.where["line"], ei.value.where["col"]) == (6, line.index("missing") + 1)
+
+
+def test_empty_kernel_and_host_bodies_run_and_do_nothing():
+    """An empty body (or one holding only a __shared__ declaration) compiles to no statements: launching it, or a
+    host function with an empty body, runs and counts nothing (it was an internal error)."""
+    src = ("__global__ void k(float* A) { }\n"
+           "__global__ void s(float* A) { __shared__ float t[4]; }\n"
+           "void h(float* A) { }\n"
+           "void h2(float* A) { s<<<2, 32>>>(A); }\n")
+    p = lc.compile(src, "empty.cu")
+    a = np.arange(4, dtype=np.float32)
+    for name in ("k", "s"):
+        r = p.launch(name, 2, 64, (a,))
+        assert not any(r.metrics.values()) and r.race_count == 0
+    assert len(p.call("h", a)) == 0
+    (r,) = p.call("h2", a)
+    assert r.kernel == "s" and not any(r.metrics.values())
+    assert a.tolist() == [0, 1, 2, 3]
