@@ -98,15 +98,26 @@ def elements(kernel: str, n: int) -> int:
     return n ** 3 if kernel == "gemm" else n * n
 
 
+def _output(n: int) -> np.ndarray:
+    """A zeroed n x n output whose memory is already in place, as a device buffer is before a launch: np.zeros
+    maps fresh zero pages that the first write faults in, so the timed launch paid them (measured on the copy
+    kernel, ns per element with a fresh np.zeros output / one written before: 2048² 17-24 / 14, 4096² 17 / 14,
+    8192² 15.5-16.5 / 14.7, with 500-1000 minor faults and up to 0.15 s of system time in the launch; a 256²
+    output reuses heap pages and paid nothing, so the faults made the larger sizes look slower per element)."""
+    out = np.empty((n, n), np.float32)
+    out.fill(0)
+    return out
+
+
 def setup(kernel: str, n: int):
     """(inputs, output, expected output) for an n x n problem."""
     rng = np.random.default_rng(0)
     if kernel == "gemm":
         a = rng.integers(-4, 5, (n, n)).astype(np.float32)   # small integers: float sums are exact
         b = rng.integers(-4, 5, (n, n)).astype(np.float32)
-        return (a, b), np.zeros((n, n), np.float32), a @ b
+        return (a, b), _output(n), a @ b
     a = rng.random((n, n), dtype=np.float32)
-    return (a,), np.zeros((n, n), np.float32), (a if kernel == "copy" else a.T)
+    return (a,), _output(n), (a if kernel == "copy" else a.T)
 
 
 def run(kernel: str, api: str, n: int, program=None, times: dict | None = None, **opts):
