@@ -658,25 +658,15 @@ class Block:
         """Shared load: each active lane reads element ``idx`` of its block's copy of ``sh``."""
         site = self._site(line, col)
         line = site[0]
-        memo = None
-        if REPEATS and view is None and self._all and not self._greenlet and type(sh) is SharedArray:
-            memo = self._repeat_key(sh, idx, site, name, "ld")
-            if memo is not None:
-                ctx = self._ctx
-                hit = ctx.repeats.get(memo)
-                if hit is not None:       # made before: bounds checked, its addresses (or its counts) known
-                    if hit[0] is None:
-                        add_counts(*hit[1])
-                    else:
-                        s, a2, act2, times = hit
-                        ctx.model.account(s, a2, act2, None, warps=self._row_warp, times=times)
-                    per = ctx.lanes_per_block
-                    ctx.races.read_uniform(sh, idx, self._active, self._tid, self._epoch(), per, per, line,
-                                           ctx.describe,
-                                           memo[5])
-                    base = self._lbases.get(sh.size)
-                    # in bounds (checked the first time, the same in every block): "wrap" skips numpy's index checks
-                    return sh.flat.take((self._lbase(sh.size) if base is None else base) + idx, mode="wrap")
+        memo, hit = self._repeated(sh, idx, site, name, view, "ld")
+        if hit:                           # made before: bounds checked, the counts added
+            ctx = self._ctx
+            per = ctx.lanes_per_block
+            ctx.races.read_uniform(sh, idx, self._active, self._tid, self._epoch(), per, per, line, ctx.describe,
+                                   memo[5])
+            base = self._lbases.get(sh.size)
+            # in bounds (checked the first time, the same in every block): "wrap" skips numpy's index checks
+            return sh.flat.take((self._lbase(sh.size) if base is None else base) + idx, mode="wrap")
         data, pos, addr, itemsize, name, elem, times = self._shared(sh, idx, name, line, view, "load from",
                                                                     uniform=memo is not None)
         act = self._active
@@ -686,6 +676,26 @@ class Block:
             self._record("shared", "ld", site, name, itemsize, addr, act, times)
         self._race(sh, elem, act, line, False, times > 1)
         return self._gather(data, pos, act)
+
+    def _repeated(self, sh, idx, site, name, view, op) -> tuple:
+        """(key, met before) of a shared access under the repeat memo (``REPEATS``): key None when the access is
+        not a block-uniform one of every lane; met before, its remembered counts are added here (or its remembered
+        addresses handed to the model), and the caller does the rest without bounds checks."""
+        if not (REPEATS and view is None and self._all and not self._greenlet and type(sh) is SharedArray):
+            return None, False
+        memo = self._repeat_key(sh, idx, site, name, op)
+        if memo is None:
+            return None, False
+        ctx = self._ctx
+        hit = ctx.repeats.get(memo)
+        if hit is None:
+            return memo, False
+        if hit[0] is None:
+            add_counts(*hit[1])
+        else:
+            s, a2, act2, times = hit
+            ctx.model.account(s, a2, act2, None, warps=self._row_warp, times=times)
+        return memo, True
 
     def _repeat_key(self, sh, idx, site, name, op):
         """The key under which a block-uniform shared access of every lane (the same indices in every block of the
@@ -725,21 +735,11 @@ class Block:
         """Shared store: each active lane writes ``value`` to element ``idx`` of its block's copy of ``sh``."""
         site = self._site(line, col)
         line = site[0]
-        memo = None
-        if REPEATS and view is None and self._all and not self._greenlet and type(sh) is SharedArray:
-            memo = self._repeat_key(sh, idx, site, name, "st")
-            if memo is not None:
-                ctx = self._ctx
-                hit = ctx.repeats.get(memo)
-                if hit is not None:       # made before: bounds checked, its addresses (or its counts) known
-                    if hit[0] is None:
-                        add_counts(*hit[1])
-                    else:
-                        s, a2, act2, times = hit
-                        ctx.model.account(s, a2, act2, None, warps=self._row_warp, times=times)
-                    self._race(sh, idx, self._active, line, True, True)
-                    self._scatter(sh.flat, self._lbase(sh.size) + idx, value, self._active)
-                    return
+        memo, hit = self._repeated(sh, idx, site, name, view, "st")
+        if hit:                           # made before: bounds checked, the counts added
+            self._race(sh, idx, self._active, line, True, True)
+            self._scatter(sh.flat, self._lbase(sh.size) + idx, value, self._active)
+            return
         data, pos, addr, itemsize, name, elem, times = self._shared(sh, idx, name, line, view, "store to",
                                                                     uniform=memo is not None)
         act = self._active

@@ -227,6 +227,28 @@ def test_races_kept_follow_lane_order_across_folded_blocks():
     assert folded.races[-1].block != folded.races[0].block
 
 
+def _run_with_repeats(prog, blocks, threads, data, tiles, repeats):
+    """Kernel ``k(out, data, tiles)`` with the repeat memos on or off: (stats fields, every site's counters and
+    sampled warp, out)."""
+    import sys
+
+    from labsim import model
+    engine = sys.modules["labsim.launch"]      # the module (labsim.launch is also the name of its function)
+    old = engine.REPEATS, model.MERGE_MEMO
+    engine.REPEATS = model.MERGE_MEMO = repeats
+    try:
+        out = np.zeros(threads * blocks, np.float32)
+        st_ = prog.launch("k", blocks, threads, (out, data, tiles)).stats
+    finally:
+        engine.REPEATS, model.MERGE_MEMO = old
+    sites = sorted((s.space, s.op, s.line, s.col, s.array, s.itemsize, s.executed, s.requests, s.cost,
+                    s.conflicts, s.bytes_requested,
+                    None if s.sample is None else (s.sample.block, s.sample.warp, s.sample.active.tolist(),
+                                                   s.sample.addr.tolist()))
+                   for s in st_.instructions)
+    return _stats_fields(st_), sites, out
+
+
 REPEAT_SRC = """
 __global__ void k(float* out, const int* rows, int tiles) {{
     __shared__ float t[32][{w}];
@@ -252,10 +274,7 @@ def test_repeated_uniform_loads_count_as_the_first_time(w, n, threads, blocks, t
     model the addresses, remembered from its first time (labsim.launch.REPEATS), and a vector group met again
     adds what it added then (labsim.model.MERGE_MEMO): every counter, the sampled warp, races and the result
     equal the general path's, merged vector loads and per-block (non-uniform) rows alike."""
-    import sys
-
-    from labsim import cuda, model
-    engine = sys.modules["labsim.launch"]      # the module (labsim.launch is also the name of its function)
+    from labsim import cuda
 
     rows = np.array(data.draw(st.lists(st.integers(0, 31), min_size=threads * blocks,
                                        max_size=threads * blocks)), np.int32)
@@ -263,25 +282,10 @@ def test_repeated_uniform_loads_count_as_the_first_time(w, n, threads, blocks, t
                             row="blockIdx.x * blockDim.x + threadIdx.x" if per_block else "threadIdx.x")
     prog = cuda.compile(src, "k.cu")
 
-    def run(repeats):
-        old = engine.REPEATS, model.MERGE_MEMO
-        engine.REPEATS = model.MERGE_MEMO = repeats
-        try:
-            out = np.zeros(threads * blocks, np.float32)
-            st_ = prog.launch("k", blocks, threads, (out, rows, tiles)).stats
-        finally:
-            engine.REPEATS, model.MERGE_MEMO = old
-        sites = sorted((s.space, s.op, s.line, s.col, s.array, s.itemsize, s.executed, s.requests, s.cost,
-                        s.conflicts, s.bytes_requested,
-                        None if s.sample is None else (s.sample.block, s.sample.warp, s.sample.active.tolist(),
-                                                       s.sample.addr.tolist()))
-                       for s in st_.instructions)
-        return _stats_fields(st_), sites, out
-
-    (fast, fsites, a), (slow, ssites, b) = run(True), run(False)
-    assert fsites == ssites
-    assert fast == slow
-    assert np.array_equal(a, b, equal_nan=True)
+    fast, slow = (_run_with_repeats(prog, blocks, threads, rows, tiles, on) for on in (True, False))
+    assert fast[1] == slow[1]
+    assert fast[0] == slow[0]
+    assert np.array_equal(fast[2], slow[2], equal_nan=True)
 
 
 @settings(max_examples=60, deadline=None)
@@ -346,10 +350,7 @@ def test_repeated_uniform_stores_count_as_the_first_time(w, threads, blocks, til
     remembered from its first time (labsim.launch.REPEATS), and still writes and checks races: every counter, the
     sampled warp, the races, racecheck's tally and the result equal the general path's, paired stores (STS.64)
     and per-block (non-uniform) columns alike."""
-    import sys
-
-    from labsim import cuda, model
-    engine = sys.modules["labsim.launch"]
+    from labsim import cuda
 
     cols = np.array(data.draw(st.lists(st.integers(0, 63), min_size=threads * blocks, max_size=threads * blocks)),
                     np.int32)
@@ -357,23 +358,7 @@ def test_repeated_uniform_stores_count_as_the_first_time(w, threads, blocks, til
                            col="blockIdx.x * blockDim.x + threadIdx.x" if per_block else "threadIdx.x")
     prog = cuda.compile(src, "k.cu")
 
-    def run(repeats):
-        old = engine.REPEATS, model.MERGE_MEMO
-        engine.REPEATS = model.MERGE_MEMO = repeats
-        try:
-            out = np.zeros(threads * blocks, np.float32)
-            st_ = prog.launch("k", blocks, threads, (out, cols, tiles)).stats
-        finally:
-            engine.REPEATS, model.MERGE_MEMO = old
-        sites = sorted((s.space, s.op, s.line, s.col, s.array, s.itemsize, s.executed, s.requests, s.cost,
-                        s.conflicts, s.bytes_requested,
-                        None if s.sample is None else (s.sample.block, s.sample.warp, s.sample.active.tolist(),
-                                                       s.sample.addr.tolist()))
-                       for s in st_.instructions)
-        return _stats_fields(st_), sites, out, dict(st_.racecheck)
-
-    fast, slow = run(True), run(False)
+    fast, slow = (_run_with_repeats(prog, blocks, threads, cols, tiles, on) for on in (True, False))
     assert fast[1] == slow[1]
-    assert fast[0] == slow[0]
+    assert fast[0] == slow[0]                # races and racecheck's tally among them
     assert np.array_equal(fast[2], slow[2], equal_nan=True)
-    assert fast[3] == slow[3]
