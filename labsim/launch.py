@@ -664,9 +664,8 @@ class Block:
             per = ctx.lanes_per_block
             ctx.races.read_uniform(sh, idx, self._active, self._tid, self._epoch(), per, per, line, ctx.describe,
                                    memo[5])
-            base = self._lbases.get(sh.size)
             # in bounds (checked the first time, the same in every block): "wrap" skips numpy's index checks
-            return sh.flat.take((self._lbase(sh.size) if base is None else base) + idx, mode="wrap")
+            return sh.flat.take(self._lbase(sh.size) + idx, mode="wrap")
         data, pos, addr, itemsize, name, elem, times = self._shared(sh, idx, name, line, view, "load from",
                                                                     uniform=memo is not None)
         act = self._active

@@ -76,6 +76,14 @@ class _Shadow(dict):
                                        for p in pend])
         _read_update(self, pos, tid, warp, self.pending_epoch, line, multi)
 
+    def queue(self, epoch, read: tuple) -> None:
+        """Queue a read's reader-shadow update, (elements, threads, warps, several warps or None, line or lines),
+        applied by ``settle``; reads of an earlier barrier interval are settled first."""
+        if self.pending and self.pending_epoch != epoch:
+            self.settle()
+        self.pending_epoch = epoch
+        self.pending.append(read)
+
     def unfold(self, size: int, total: int, offsets: np.ndarray) -> None:
         """One copy per block: block b's thread ids shifted by ``offsets[b]``; elements past the group's blocks
         (a last, smaller group) empty."""
@@ -135,9 +143,6 @@ def _queue_read(s, epoch, reads, pos, tid, warp, ln: int, key: bytes | None = No
     """Queue a read of ``pos`` by a thread set's checked lanes (``tid``, ``warp``) on shadow ``s`` (settling reads
     of an earlier barrier interval first), in its reduced pattern, which ``reads`` remembers by the elements read
     (``key``: ``pos.tobytes()`` where the caller has it)."""
-    if s.pending and s.pending_epoch != epoch:
-        s.settle()
-    s.pending_epoch = epoch
     if key is None:
         key = pos.tobytes()
     red = reads.get(key)
@@ -145,7 +150,7 @@ def _queue_read(s, epoch, reads, pos, tid, warp, ln: int, key: bytes | None = No
         if len(reads) >= 4096:
             reads.clear()
         red = reads[key] = _reduced(pos, tid, warp)
-    s.pending.append(red + (ln,))
+    s.queue(epoch, red + (ln,))
 
 
 # reduced read patterns of lanes 0..n-1 of a block (a folded thread set's checked lanes): n -> {elements: pattern}
@@ -253,16 +258,26 @@ class RaceTracker:
         while the array's shadow is folded and no write recorded this barrier interval, this only queues the
         read's reduced pattern (what ``access`` would do, without its checks); otherwise ``access``. ``key``:
         ``elem[:per_block].tobytes()`` if the caller has it (a bytes object keeps its hash)."""
+        d = self.deferring(sh, epoch, per_block, tid)
+        if d is None:
+            self.access(sh, elem, act, tid, epoch, per_block, lanes_per_block, line, False, describe, uniform=True,
+                        full=True)
+            return
+        lanes, ep = d
+        _queue_read(sh.shadow, ep, lanes[4], elem[:per_block], lanes[1], lanes[3], -1 if line is None else int(line),
+                    key)
+
+    def deferring(self, sh: SharedArray, epoch: np.ndarray, per_block: int, tid: np.ndarray):
+        """When a read of ``sh`` by every lane of the set, the same elements in every block, would only queue its
+        reduced pattern (the shadow folded for this set, its barrier counts cached, no write recorded this barrier
+        interval): (the set's checked lanes as ``access`` keeps them, the barrier count); else None."""
         s = sh.shadow
         eps, lanes = self._epochs, self._lanes
         if (not FOLD or not DEFER or s is None or s.fold is None or eps is None or eps[0] is not epoch
                 or eps[1] != per_block or not eps[2] or lanes is None or lanes[0] is not tid
                 or s.fold != tid.size // per_block or eps[3].ndim or not eps[3] > s.w_max):
-            self.access(sh, elem, act, tid, epoch, per_block, lanes_per_block, line, False, describe, uniform=True,
-                        full=True)
-            return
-        _queue_read(s, eps[3], lanes[4], elem[:per_block], lanes[1], lanes[3], -1 if line is None else int(line),
-                    key)
+            return None
+        return lanes, eps[3]
 
     @staticmethod
     def _uniform(elem, act, per, nb, known) -> bool:
@@ -319,11 +334,8 @@ class RaceTracker:
                 if reads is not None:
                     _queue_read(s, epoch, reads, pos, tid, warp, ln)
                 else:
-                    if s.pending and s.pending_epoch != epoch:
-                        s.settle()
-                    s.pending_epoch = epoch
                     # ``pos`` may be a view of the caller's index array, which the caller may change afterwards
-                    s.pending.append((pos if pos.base is None else pos.copy(), tid, warp, None, ln))
+                    s.queue(epoch, (pos if pos.base is None else pos.copy(), tid, warp, None, ln))
             else:
                 s.settle()
                 _read_update(s, pos, tid, warp, epoch, ln)

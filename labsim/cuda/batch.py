@@ -37,7 +37,7 @@ import numpy as np
 
 from ..memory import SharedArray
 from ..model import CountingModel, add_counts, counts
-from ..race_detection import DEFER, FOLD, _reduced
+from ..race_detection import _reduced
 from .runtime import MEM_STEPS, Ctx, LoadCache
 
 LOOP_BATCH = True          # tests switch it off to compare
@@ -158,24 +158,14 @@ def _accumulate(slot: int, R, fn, fl, fr, back):
             y = fr(y)
         if isinstance(y, tuple):
             raise Abort("vector accumulator")
-        x = c.v[slot]
         if isinstance(y, np.ndarray) and y.ndim == 2:
-            rows = y[:, 0] if y.shape[1] == 1 else y     # a term of the loop variable alone: a scalar per iteration
-            if (fl is None and back is None and type(fn) is np.ufunc and rows.ndim == 2
-                    and np.result_type(x, rows) == rows.dtype):
-                # the same operations in the same order, into one array of our own (no new array per iteration)
-                x = np.array(np.broadcast_to(x, rows.shape[1:]), dtype=rows.dtype)
-                for row in rows:
-                    fn(x, row, out=x)
-                c.v[slot] = x
-                return
-            for row in rows:
-                v = fn(x if fl is None else fl(x), row)
-                x = v if back is None else back(v)
-        else:                                # the same term every iteration
-            for _ in range(c.batch.trips):
-                v = fn(x if fl is None else fl(x), y)
-                x = v if back is None else back(v)
+            terms = y[:, 0] if y.shape[1] == 1 else y    # a term of the loop variable alone: a scalar per iteration
+        else:
+            terms = (y,) * c.batch.trips                 # the same term every iteration
+        x = c.v[slot]
+        for term in terms:
+            v = fn(x if fl is None else fl(x), term)
+            x = v if back is None else back(v)
         c.v[slot] = x
     return run
 
@@ -187,11 +177,11 @@ class _Loads:
     """The loads of one batched pass over some iterations, in program order: (site, name, array, indices,
     values, type name), indices and values of shape (iterations, lanes)."""
 
-    __slots__ = ("check", "items", "n", "per", "trips")
+    __slots__ = ("check", "items", "n", "trips")
 
-    def __init__(self, trips: int, n: int, per: int, check: bool) -> None:
+    def __init__(self, trips: int, n: int, check: bool) -> None:
         self.items: list = []
-        self.trips, self.n, self.per, self.check = trips, n, per, check
+        self.trips, self.n, self.check = trips, n, check
 
     def load(self, c, p, i, t, line: int, name: str, col):
         sh = p.buf
@@ -214,7 +204,7 @@ class _Entry:
     """What one run of a loop with a given key does beside its values: what it adds to each site's counts, and
     how its reads look to the race detector and the register cache."""
 
-    __slots__ = ("by_layout", "deltas", "lanes", "merged", "plan", "tails", "uniform")
+    __slots__ = ("by_layout", "deltas", "merged", "plan", "tails", "uniform")
 
     def __init__(self, plan, uniform: tuple, merged: dict) -> None:
         self.deltas: list = []               # [(summary key, added counts)]
@@ -222,8 +212,7 @@ class _Entry:
         self.uniform = uniform               # per load: every block of the set reads the same elements
         self.merged = merged                 # array index -> the reads after the first, as one queued read
         self.tails: list = []                # per array and type: a load of it, the (t, j) the cache keeps
-        self.lanes = None                    # (the race tracker's lanes array, the merged reads reduced for it)
-        self.by_layout: dict = {}            # lanes array's bytes -> the merged reads reduced for it
+        self.by_layout: dict = {}            # the set's lane layout (bytes) -> the merged reads reduced for it
 
 
 _ORDINARY = object()       # a key whose loop runs the ordinary way (the batched pass cannot reproduce it)
@@ -294,7 +283,6 @@ class LoopBatch:
     def _run(self, c, init, check: bool):
         """The batched pass: (its frame, per chunk of iterations its loads), or (None, None) when it fails."""
         n = c.n
-        per = c.blk._ctx.lanes_per_block
         size = max(1, min(self.trips, CHUNK_ELEMENTS // max(n, 1)))
         c2 = Ctx.__new__(Ctx)
         c2.blk, c2.v, c2.jm, c2.jumps, c2.file = c.blk, list(c.v), list(c.jm), c.jumps, c.file
@@ -305,7 +293,7 @@ class LoopBatch:
                 init(c2)
             for t0 in range(0, self.trips, size):
                 ks = self.ks[t0:t0 + size]
-                c2.batch = _Loads(ks.shape[0], n, per, check)
+                c2.batch = _Loads(ks.shape[0], n, check)
                 c2.v[self.kslot] = ks
                 for f in self.steps:
                     f(c2)
@@ -409,14 +397,13 @@ class LoopBatch:
         for k, d in entry.deltas:
             add_counts(ctx.instrs[k], *d)
         self._reads(blk, loads, row, entry)
-        # the register cache as the loop leaves it: each array's last loads
+        # the register cache as the loop leaves it: each array's last loads (it held none of them before the loop)
         cache, act = c.loads, c.act
         for j0, seq in entry.tails:
-            items = []
+            key = ("shared", id(loads[j0][2]), loads[j0][5])
             for t, j in seq:
                 idx, v = row(j, t)
-                items.append((np.ascontiguousarray(idx), act, v))
-            cache.set_loads(("shared", id(loads[j0][2]), loads[j0][5]), items)
+                cache.add(key, np.ascontiguousarray(idx), act, v, True)
         blk.tick(steps_needed)
         for s in self.accs:
             c.v[s] = c2.v[s]
@@ -429,54 +416,32 @@ class LoopBatch:
 
     def _reads(self, blk, loads, row, entry: _Entry) -> None:
         """The race detector's view of the loop's reads: what each would do, in program order."""
-        ctx = blk._ctx
-        races = ctx.races
-        per = ctx.lanes_per_block
-        epoch = blk._epoch()
-        act, tid = blk._active, blk._tid
-        nl = len(loads)
+        races = blk._ctx.races
 
-        def one(t, j):
-            site, _, sh, _, _, _ = loads[j]
-            idx = np.ascontiguousarray(row(j, t)[0])
-            if entry.uniform[j]:
-                races.read_uniform(sh, idx, act, tid, epoch, per, per, site[0], ctx.describe)
-            else:
-                races.access(sh, idx, act, tid, epoch, blk._per_block(), per, site[0], False, ctx.describe,
-                             uniform=False, full=True)
+        def one(t, j):                       # what the ordinary run's read does (Block._race)
+            blk._race(loads[j][2], np.ascontiguousarray(row(j, t)[0]), blk._active, loads[j][0][0], False,
+                      entry.uniform[j])
         one(0, 0)
         arrays = _arrays(loads)
-        eps, lanes = races._epochs, races._lanes
-        fast = (FOLD and DEFER and all(entry.uniform) and eps is not None and eps[0] is epoch
-                and eps[1] == per and eps[2] and lanes is not None and lanes[0] is tid and not eps[3].ndim
-                and all(sh.shadow is not None and sh.shadow.fold == tid.size // per and eps[3] > sh.shadow.w_max
-                        for sh in arrays))
-        if not fast:
+        epoch = blk._epoch()
+        deferring = [races.deferring(sh, epoch, blk._ctx.lanes_per_block, blk._tid) for sh in arrays]
+        if not all(entry.uniform) or None in deferring:
             for t in range(self.trips):
-                for j in range(nl):
+                for j in range(len(loads)):
                     if t or j:
                         one(t, j)
             return
-        local, lwarp = lanes[1], lanes[3]
-        ep = eps[3]
-        if entry.lanes is None or entry.lanes[0] is not local:
-            # a new thread set: the reads after the first, as one read of each element by its last reader (kept by
-            # the set's lane layout, the same in every launch of the kernel)
-            lk = local.tobytes()
-            reduced = entry.by_layout.get(lk)
-            if reduced is None:
-                reduced = entry.by_layout[lk] = {a: _reduced(pos, np.tile(local, m), np.tile(lwarp, m), line)
-                                                 for a, (pos, m, line) in entry.merged.items()}
-            entry.lanes = (local, reduced)
-        reduced = entry.lanes[1]
+        (_, local, _, lwarp, _), ep = deferring[0]
+        # the reads after the first, as one read of each element by its last reader (kept per lane layout, the
+        # same in every launch of the kernel)
+        lk = local.tobytes()
+        reduced = entry.by_layout.get(lk)
+        if reduced is None:
+            reduced = entry.by_layout[lk] = {a: _reduced(pos, np.tile(local, m), np.tile(lwarp, m), line)
+                                             for a, (pos, m, line) in entry.merged.items()}
         for a, sh in enumerate(arrays):
-            if a not in reduced:
-                continue
-            s = sh.shadow
-            if s.pending and s.pending_epoch != ep:
-                s.settle()
-            s.pending_epoch = ep
-            s.pending.append(reduced[a])
+            if a in reduced:
+                sh.shadow.queue(ep, reduced[a])
 
 
 def _arrays(loads) -> list:

@@ -248,6 +248,8 @@ class ExprMixin:
             while base.type == "parenthesized_expression":
                 base = [ch for ch in base.named_children if ch.type != "comment"][0]
         indices.reverse()
+        if self.batch_rec is not None:
+            index_ok(self, self.batch_rec, indices)
         b = self.expr(base, allow_array=True)
         name = self.text(base) if base.type == "identifier" else None
         if b.arr is not None:
@@ -270,12 +272,8 @@ class ExprMixin:
                 return CompiledExpr(ct.pointer_to(sym.t, space="shared"), lambda c: B(c).moved(F(c) * size),
                          pure=flat.pure)
             self.note_shared_read(sym, indices, idx_es, node)
-            if self.batch_rec is not None:
-                index_ok(self, self.batch_rec, indices)
             return self.lv_e(element_lv(self, b, flat, node, sym.name))
         e = b
-        if self.batch_rec is not None:
-            index_ok(self, self.batch_rec, indices)
         for k, inode in enumerate(indices):
             if e.t.kind != "ptr":
                 raise self.err(node, f"subscripted value is not an array or pointer (it is '{e.t}')")

@@ -120,19 +120,6 @@ class LoadCache:
         if counted:
             lane0[probe] = lane0.get(probe, 0) + 1
 
-    def set_loads(self, key, items) -> None:
-        """Make ``key``'s entries the last MAX_PER_BUFFER of ``items``, (address, lanes, value) of loads by every
-        lane in order: what ``add`` leaves after them when ``key`` had no entry before."""
-        items = items[-self.MAX_PER_BUFFER:]
-        lane0: dict = {}
-        lst = []
-        for addr, act, value in items:
-            probe = int(addr[0])
-            lst.append((addr, act, value, 0, probe, True))
-            lane0[probe] = lane0.get(probe, 0) + 1
-        self.entries[key] = lst
-        self.lane0[key] = lane0
-
     def store(self, space: str, buf) -> None:
         """A store or atomic: global memory may alias any global buffer; a shared array only itself."""
         if space == "global":

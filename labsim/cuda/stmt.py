@@ -80,12 +80,16 @@ class StmtMixin:
         raise self.unsupported(node, f"the statement '{self.text(node)[:40]}' ({kind.replace('_', ' ')})")
 
     def block(self, node, scope: bool = True):
+        return self.seq(self.block_items(node, scope))
+
+    def block_items(self, node, scope: bool = True) -> list:
+        """Each statement of a block compiled: (closure or None, jump slots)."""
         if scope:
             self.scopes.append({})
         items = [self.stmt(ch) for ch in node.named_children]
         if scope:
             self.scopes.pop()
-        return self.seq(items)
+        return items
 
     def seq(self, items):
         fs = [(f, js) for f, js in items if f is not None]
@@ -245,12 +249,10 @@ class StmtMixin:
             rec = self.batch_rec = BatchRecorder()
         try:
             if rec is not None and body_node.type == "compound_statement":
-                # compiled as ``block`` does, keeping each statement's closure for the batched run
+                # compiled as ``stmt`` compiles a block, keeping each statement's closure for the batched run
                 self.count(body_node)
-                children = [ch for ch in body_node.named_children]
-                self.scopes.append({})
-                items = [self.stmt(ch) for ch in children]
-                self.scopes.pop()
+                children = list(body_node.named_children)
+                items = self.block_items(body_node)
                 body_f, bj = self.seq(items)
             else:
                 body_f, bj = self.stmt(body_node)
