@@ -124,3 +124,18 @@ def shot(page, renderer: str, name: str) -> None:
         return
     (ARTIFACTS / renderer).mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / renderer / f"{name}.png"), full_page=True)
+
+
+def shot_element(locator, renderer: str, name: str) -> None:
+    """Screenshot of one element, ``artifacts/site_browser/<renderer>/<name>.png`` (nothing asserts on it).
+
+    Not ``locator.screenshot``: that waits until Playwright sees the element's box unchanged over two animation
+    frames, and in CI that wait once ran out (120 s) on a check view that nothing was moving; the page's own
+    screenshot of the element's box has no such wait."""
+    page = locator.page
+    # the page scrolled to its top: a full-page capture draws the fixed header there, not over the element
+    box = locator.evaluate("e => { window.scrollTo(0, 0); const r = e.getBoundingClientRect();"
+                           " return {x: r.left, y: r.top, width: r.width, height: r.height}; }")
+    assert box["width"] > 0 and box["height"] > 0, f"{name}: the element has no area ({box})"
+    (ARTIFACTS / renderer).mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / renderer / f"{name}.png"), full_page=True, clip=box)

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "coursebuild"))  # cb_l
 import explorer_drive  # noqa: E402
 from cb_leakprobe import probes  # noqa: E402
 from sitebuilds import build_info  # noqa: E402
-from sitepages import ARTIFACTS, BRANCHES, browser, pages, playwright_or_skip, shot, site  # noqa: E402,F401
+from sitepages import BRANCHES, browser, pages, playwright_or_skip, shot, shot_element, site  # noqa: E402,F401
 
 from coursebuild.site import load_site  # noqa: E402
 
@@ -241,9 +241,8 @@ def test_lesson9_diagram_and_explorer(site, pages, branch):
     page.locator(f"{root_sel} .ce-control[data-control=index] input[type=range]").fill("6")
     assert explorer_drive.numbers(page, root_sel)["wavefronts"] == "1"
     page.locator(f"{root_sel} .ce-control[data-control=index] input[type=range]").fill("7")
-    (ARTIFACTS / renderer).mkdir(parents=True, exist_ok=True)
-    page.locator(root_sel).screenshot(path=str(ARTIFACTS / renderer / f"{branch}-lesson09-explorer-half-col7.png"))
-    page.locator("[id='fig-flow']").screenshot(path=str(ARTIFACTS / renderer / f"{branch}-lesson09-flowchart.png"))
+    shot_element(page.locator(root_sel), renderer, f"{branch}-lesson09-explorer-half-col7")
+    shot_element(page.locator("[id='fig-flow']"), renderer, f"{branch}-lesson09-flowchart")
     if branch == "exercise":
         from figures.lesson09_kernels import tile_access
         shown = explorer_drive.sweep(page, root_sel)

@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # sitepages, explorer_drive
 import explorer_drive  # noqa: E402
-from sitepages import ARTIFACTS, BRANCHES, browser, pages, playwright_or_skip, site  # noqa: E402,F401
+from sitepages import ARTIFACTS, BRANCHES, browser, pages, playwright_or_skip, shot_element, site  # noqa: E402,F401
 
 from figures import p2  # noqa: E402
 
@@ -77,8 +77,7 @@ def test_p2_page(site, pages, branch):
     else:
         assert answer.count() >= 1
         assert "int e = j * THREADS + t;" in page.locator("main").first.text_content()
-    (ARTIFACTS / renderer).mkdir(parents=True, exist_ok=True)
-    page.locator("#p2-coalescing-explorer").screenshot(path=str(ARTIFACTS / renderer / f"{branch}-p2-explorer.png"))
+    shot_element(page.locator("#p2-coalescing-explorer"), renderer, f"{branch}-p2-explorer")
     assert not o.outside, f"the page tried to reach the network: {o.outside[:5]}"
     assert not o.own_errors(), f"script errors on the page: {o.own_errors()[:3]}"
 

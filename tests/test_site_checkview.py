@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sitepages import ARTIFACTS, browser, pages, playwright_or_skip, site  # noqa: E402,F401  (fixtures)
+from sitepages import browser, pages, playwright_or_skip, shot_element, site  # noqa: E402,F401  (fixtures)
 
 playwright_or_skip()
 
@@ -50,8 +50,7 @@ def test_answer_page_shows_the_source_view_and_its_lane_maps(site, pages):  # no
     # not the raw text: the view is HTML, and the text/plain copy is not shown beside it
     assert "运行凭据 receipt lesson09" in view.inner_text()
     assert page.locator("text=<div class='labsim-check'>").count() == 0
-    (ARTIFACTS / renderer).mkdir(parents=True, exist_ok=True)
-    view.screenshot(path=str(ARTIFACTS / renderer / "answer-lesson09-check-view.png"))
+    shot_element(view, renderer, "answer-lesson09-check-view")
     assert not o.outside, o.outside[:3]
     assert not o.own_errors(), o.own_errors()[:3]
 
