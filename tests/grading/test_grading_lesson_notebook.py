@@ -63,6 +63,8 @@ def check_runs(student_nb, tmp_path_factory):
     ex_cell = next(c for c in student_nb.cells if role(c) == "exercise")
     check_cell = next(c for c in student_nb.cells if role(c) == "check")
     cells = [copy.deepcopy(c) for c in (setup, ex_cell, check_cell, ex_cell, check_cell)]
+    for i in (3, 4):                     # the second run's copies: cell ids are unique within a notebook
+        cells[i]["id"] = f"{cells[i].get('id', 'cell')}-again"
     cells[1].source = filled_source(student_nb)
     cells[3].source = "\n".join(broken_lines(student_nb)) + "\n"
     mini = nbformat.v4.new_notebook(cells=cells)
