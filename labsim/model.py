@@ -454,10 +454,11 @@ class CountingModel:
         if arm in got or (got and next(iter(got.values()))[1].shape != addr.shape):
             self._flush_group(key)          # an arm ran alone (a uniform condition): counted as itself
             got = self._pending.setdefault(key, {})
-        got[arm] = (s, addr.copy(), active.copy(), None if reach is None else reach.copy())
+        # the entry as _flush_group takes it (an arm flushed alone is counted once: times 1)
+        got[arm] = (s, addr.copy(), active.copy(), None if reach is None else reach.copy(), 1)
         if len(got) == 2:
             del self._pending[key]
-            (s0, a0, act0, r0), (_, a1, act1, r1) = got[0], got[1]
+            (s0, a0, act0, r0, _), (_, a1, act1, r1, _) = got[0], got[1]
             both = act0 | act1
             reach_u = None if r0 is None or r1 is None else (r0 | r1)
             self._account(s0, np.where(act0, a0, a1), both, reach_u)

@@ -266,3 +266,25 @@ def test_rules_for_pairs_computed_indices_and_if_else_arms(body, ld, st):
     ref = (x, np.zeros(64, np.float32), 64)
     prog.launch("k", 1, 32, ref, counting="source")
     assert np.array_equal(args[1], ref[1])      # the rules change counts, never values
+
+
+@pytest.mark.parametrize("sel", [0, 1])
+def test_if_else_pair_whose_condition_is_uniform_runs_one_arm_alone(sel):
+    """An if/else pair on one location (one store under the rules) whose condition every lane shares: each
+    execution runs one arm alone, counted as itself; the last one, still waiting for its pair when the blocks
+    end, is counted then (its entry once lacked the count of blocks it stands for: an internal ValueError)."""
+    src = """
+__global__ void k(float* out, const float* x, int sel, int iters) {
+    int i = threadIdx.x;
+    for (int it = 0; it < iters; ++it) {
+        if (sel) out[i + 32 * it] = x[i]; else out[i + 32 * it] = -x[i];
+    }
+}
+"""
+    prog = lc.compile(src, "u.cu")
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros(96, np.float32)
+    m = prog.launch("k", 1, 32, (out, x, sel, 3)).stats.metrics
+    assert m["smsp__inst_executed_op_global_st.sum"] == 3
+    assert m["smsp__inst_executed_op_global_ld.sum"] == 3
+    assert np.array_equal(out, np.tile(x if sel else -x, 3))
