@@ -51,6 +51,7 @@ class _Shadow(dict):
         super().__init__({k: np.full(n, empty, dtype) for k, (dtype, empty) in _EMPTY.items()})
         self.fold = fold
         self.w_max = -1          # the highest barrier count any write recorded (w_epoch <= w_max everywhere)
+        self.r_max = -1          # the same for reads applied to the reader shadow (r_epoch <= r_max everywhere)
         self.pending: list = []  # reads whose reader-shadow update is deferred: (pos, tid, warp, line), in order
         self.pending_epoch = None
 
@@ -122,6 +123,26 @@ def _read_update(s, pos, tid, warp, epoch, line, within=None) -> None:
     s["r_multi"][pos[multi]] = True
     s["r_epoch"][pos] = epoch
     s["r_line"][pos] = line
+    if pos.size:
+        s.r_max = max(s.r_max, int(epoch if np.ndim(epoch) == 0 else np.max(epoch)))
+
+
+_DISTINCT: dict[bytes, bool] = {}     # small index patterns (a block's lanes) -> no element twice
+_DISTINCT_MAX = 1024
+
+
+def _distinct(pos: np.ndarray) -> bool:
+    """Whether no element of ``pos`` occurs twice (False for large or not int64 arrays, which are not looked at:
+    the caller's check then runs)."""
+    if pos.size > _DISTINCT_MAX or pos.dtype != np.int64:
+        return False
+    key = pos.tobytes()
+    got = _DISTINCT.get(key)
+    if got is None:
+        if len(_DISTINCT) >= 4096:
+            _DISTINCT.clear()
+        got = _DISTINCT[key] = bool(np.unique(pos).size == pos.size)
+    return got
 
 
 def _reduced(pos, tid, warp, line=None) -> tuple:
@@ -300,8 +321,8 @@ class RaceTracker:
         if is_write:
             s.settle()        # the write's checks read the reader shadow
         # a hazard needs an access of the same barrier interval before: most instructions have none to look at
-        if not is_write and epoch.ndim == 0 and epoch > s.w_max:
-            live = False      # no write recorded this interval (or later): no w_epoch equals it
+        if epoch.ndim == 0 and epoch > s.w_max and (not is_write or epoch > s.r_max):
+            live = False      # no write (nor, for a write, read) recorded this interval: no epoch equals it
         else:
             live = _ANY(s["w_epoch"][pos] == epoch) or (is_write and _ANY(s["r_epoch"][pos] == epoch))
         if live:
@@ -318,8 +339,9 @@ class RaceTracker:
             else:
                 s["rc_done"][pos] = False            # what _racecheck does to a write with nothing to report
             s["w_tid"][pos] = tid
-            clash = s["w_tid"][pos] // WARP != warp          # two warps wrote it in this very instruction
-            if clash.any():
+            # two warps wrote it in this very instruction: only where lanes share an element
+            clash = None if _distinct(pos) else s["w_tid"][pos] // WARP != warp
+            if clash is not None and clash.any():
                 self._report("WAW", sh, pos, clash, s["w_tid"][pos], np.full(pos.size, ln), tid, ln, describe,
                              blocks)
             s["w_epoch"][pos] = epoch
