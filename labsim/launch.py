@@ -51,6 +51,9 @@ CHUNK_LANES = 1 << 14
 # Block-uniform shared accesses met again add the counts remembered from their first time (Block._repeat_key);
 # tests switch it off to compare
 REPEATS = True
+# A global access of every lane whose addresses are the site's previous ones shifted by a whole number of the
+# model's periods adds what that one added (Block._shifted); tests switch it off to compare
+SHIFTS = True
 # What the simulator holds, for the launch-size estimate: per lane of a thread set (coordinates, masks,
 # addresses and the interpreter's temporaries, generously), per byte of shared memory (the data plus the race
 # shadow of a 4-byte element), and per warp of the launch (its barrier count).
@@ -194,6 +197,8 @@ class _Launch:
         # global buffers as accesses name them: (array id, name given) -> (array, name, flat view, base address,
         # shape to name elements by); an array keeps its identity, layout and address for the whole launch
         self.buffers: dict[tuple, tuple] = {}
+        # global sites' last access of every lane: (site key) -> (byte addresses, what it added to the counts)
+        self.shifts: dict[tuple, tuple] = {}
         self._pattern: tuple[np.ndarray, ...] | None = None   # block_pattern's
 
     def block_pattern(self) -> tuple[np.ndarray, ...]:
@@ -402,6 +407,12 @@ class Block:
         s = ctx.instrs.get(key)
         if s is None:
             s = ctx.instrs[key] = InstrSummary(space, op, line, name, itemsize, col)
+        shift = None
+        if space == "global" and times == 1 and SHIFTS and self._all and not self._greenlet:
+            shift = self._shifted(key, s, addr)
+            if shift is True:
+                return
+            before = counts(s)
         n = addr.size
         a2 = addr.reshape(-1, WARP)
         act2 = act[:n].reshape(-1, WARP)
@@ -413,6 +424,35 @@ class Block:
         if s.sample is None and rows.any():
             r = int(np.argmax(rows))
             self._set_sample(s, r, act2[r].copy(), a2[r].astype(np.int64))
+        if shift is not None and s.sample is not None:
+            ctx.shifts[shift] = (addr, tuple(n - o for n, o in zip(counts(s), before)))
+
+    def _shifted(self, key, s, addr):
+        """A global access of every lane at the site's previous addresses plus one shift that is a multiple of
+        the counting model's period counts the same (the model's rules depend on addresses modulo the period
+        only, see CountingModel._many_warps): the counts remembered are added (True). Else the key ``_record``
+        remembers this access under once counted (and sampled), or None: a site whose executions the model may
+        count differently (not the default model; atomics; an if/else pair the plan merges)."""
+        ctx = self._ctx
+        prev = ctx.shifts.get(key)
+        if prev is None:
+            model = ctx.model
+            plan = model.plan if type(model) is CountingModel else False
+            if (plan is False or s.op not in ("ld", "st")
+                    or (plan is not None and plan.union and (s.line, s.col, s.op) in plan.union)):
+                ctx.shifts[key] = False              # counted every time
+                return None
+        elif prev is False:
+            return None
+        else:
+            paddr, added = prev
+            if paddr.shape == addr.shape and addr.size:
+                d = int(addr[0]) - int(paddr[0])
+                if d % ctx.model._period == 0 and _ALL(addr - paddr == d):
+                    add_counts(s, *added)
+                    ctx.shifts[key] = (addr, added)
+                    return True
+        return key
 
     def _set_sample(self, s, row: int, act, addr) -> None:
         """The site's sample warp (the heatmaps' example): row ``row`` of the thread set, its lanes and addresses."""

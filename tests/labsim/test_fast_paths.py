@@ -288,6 +288,82 @@ def test_repeated_uniform_loads_count_as_the_first_time(w, n, threads, blocks, t
     assert np.array_equal(fast[2], slow[2], equal_nan=True)
 
 
+SHIFT_SRC = """
+__global__ void k(float* out, const float* src, const int* off, int step, int iters, int sel) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.0f;
+    for (int it = 0; it < iters; ++it) {
+        int i = off[t] + it * step;
+        s += src[i];
+        if (sel) out[i] = s; else out[i] = -s;
+    }
+    out[t] += s;
+}
+"""
+
+
+@settings(max_examples=40, deadline=None)
+@given(threads=st.sampled_from([32, 64, 48]), blocks=st.integers(1, 3), iters=st.integers(1, 4),
+       step=st.sampled_from([0, 1, 8, 16, 32, 33, 64, 96]), spread=st.sampled_from([1, 4, 40]),
+       sel=st.integers(0, 1), data=st.data())
+def test_shifted_global_accesses_count_as_the_first_time(threads, blocks, iters, step, spread, sel, data):
+    """A global access of every lane at the site's previous addresses shifted by a multiple of the counting
+    period adds the counts remembered from then (labsim.launch.SHIFTS): lane patterns drawn at random, shifts
+    that are and are not such a multiple, a partial last warp (no memo), an if/else pair on one location; every
+    counter, the sampled warp and the result equal the general path's."""
+    from labsim import cuda
+
+    n = threads * blocks
+    off = np.array(data.draw(st.lists(st.integers(0, 31 * spread), min_size=n, max_size=n)), np.int32)
+    src = np.arange(int(off.max()) + iters * step + 1, dtype=np.float32)
+    prog = cuda.compile(SHIFT_SRC, "k.cu")
+    engine = importlib.import_module("labsim.launch")    # the package's `launch` is the function
+    got = []
+    for on in (True, False):
+        old = engine.SHIFTS
+        engine.SHIFTS = on
+        try:
+            out = np.zeros(src.size + n, np.float32)
+            st_ = prog.launch("k", blocks, threads, (out, src, off, step, iters, sel)).stats
+        finally:
+            engine.SHIFTS = old
+        sites = sorted((s.space, s.op, s.line, s.col, s.array, s.itemsize, s.executed, s.requests, s.cost,
+                        s.conflicts, s.bytes_requested,
+                        None if s.sample is None else (s.sample.block, s.sample.warp, s.sample.active.tolist(),
+                                                       s.sample.addr.tolist()))
+                       for s in st_.instructions)
+        got.append((sites, _stats_fields(st_), out))
+    assert got[0][0] == got[1][0]
+    assert got[0][1] == got[1][1]
+    assert np.array_equal(got[0][2], got[1][2])
+
+
+def test_shift_memo_is_used_and_a_wrong_count_would_show():
+    """The memo serves the loop's later iterations (the global sites' remembered entries are hit), so the test
+    above compares it with something; a shift that is not a multiple of the period is counted afresh."""
+    from labsim import cuda
+
+    engine = importlib.import_module("labsim.launch")
+    prog = cuda.compile(SHIFT_SRC, "k.cu")
+    off = np.arange(64, dtype=np.int32)
+    hits = []
+    orig = engine.Block._shifted
+
+    def spy(self, key, s, addr):
+        r = orig(self, key, s, addr)
+        hits.append(r is True)
+        return r
+    engine.Block._shifted = spy
+    try:
+        for step, want in ((32, True), (1, False)):     # 128-byte shifts, then 4-byte ones
+            hits.clear()
+            src = np.ones(64 + 4 * step + 1, np.float32)
+            prog.launch("k", 2, 32, (np.zeros(src.size + 64, np.float32), src, off, step, 4, 1))
+            assert any(hits) if want else sum(hits) <= 2 * 4    # only off[t] (shift 0) may hit at step 1
+    finally:
+        engine.Block._shifted = orig
+
+
 @settings(max_examples=60, deadline=None)
 @given(grid=st.tuples(st.integers(1, 5), st.integers(1, 3), st.integers(1, 2)),
        block=st.tuples(st.integers(1, 40), st.integers(1, 3), st.integers(1, 2)),
