@@ -163,10 +163,21 @@ def _accumulate(slot: int, R, fn, fl, fr, back):
         else:
             terms = (y,) * c.batch.trips                 # the same term every iteration
         x = c.v[slot]
+        if inplace and type(terms) is np.ndarray and len(terms) > 1:
+            # the first sum is a new array (x may be another variable's too); the later ones overwrite it, the
+            # same float operations in the same order without an array per iteration
+            x = fn(x, terms[0])
+            if type(x) is np.ndarray and x.shape == terms.shape[1:] and x.dtype == terms.dtype:
+                for term in terms[1:]:
+                    fn(x, term, x)
+                c.v[slot] = x
+                return
+            terms = terms[1:]
         for term in terms:
             v = fn(x if fl is None else fl(x), term)
             x = v if back is None else back(v)
         c.v[slot] = x
+    inplace = fl is None and back is None and isinstance(fn, np.ufunc)
     return run
 
 
