@@ -275,6 +275,7 @@ class Block:
         self._nshared = 0
         self._steps = 0
         self._all = bool(self._valid.all())
+        self._valid_all = self._all                          # every lane of the set is a thread of its block
         self._lbases: dict[int, np.ndarray] = {}              # _lbase's cache
         self._epochs = (-1, None)                             # (ctx.epoch_version, this set's warps' epochs)
 
@@ -835,6 +836,12 @@ class Block:
         """``__syncthreads()``: a barrier for the threads of each block."""
         line = self._site(line, None)[0]
         ctx = self._ctx
+        if self._all and self._valid_all and not self._greenlet:
+            # every lane is a thread, active (so none exited: masks exclude exited lanes): no block is divergent
+            # and every warp passes
+            ctx.epoch[self._row_warp] += 1
+            ctx.epoch_version += 1
+            return
         alive = (self._valid & ~self._exited).reshape(-1, self._per_block())
         act = self._active.reshape(alive.shape)
         n_alive, n_act = alive.sum(axis=1), act.sum(axis=1)
