@@ -61,7 +61,7 @@ CASES = {
     "p2_script": ("p2", "P2 script at its default size (lessons/prelude/02_memory_coalescing.py)", "<= 2 s CPU"),
 }
 GEMM_NS = 50.0       # ns of CPU per multiply-add, every size
-GEMM_ROUNDS = 2      # child processes per size, the sizes in turn (the least is judged)
+GEMM_ROUNDS = 3      # child processes per size, the sizes in turn (the least is judged; as SCALE_ROUNDS)
 SCALE_ROUNDS = 3     # scaling table: child processes per size, the whole table in turn (the least is judged)
 GEMM_RUNS = 3        # warm launches per size after the first one (the least CPU time is judged)
 # numpy's BLAS on one thread in every child: a reference's ``A @ B`` must not leave worker threads spinning
