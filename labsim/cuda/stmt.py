@@ -19,6 +19,11 @@ from .expr import const_e
 from .runtime import masked, pack
 from .symbols import AUTO, UNSUPPORTED, ArraySym, CompiledExpr, LoopState, SharedDecl, Sym
 
+_ALL = np.logical_and.reduce
+# an `if` whose condition every lane of a full thread set meets runs its arm without a mask push (tests switch it
+# off to compare)
+IF_ALL = True
+
 NO_JUMPS: frozenset = frozenset()
 
 
@@ -169,6 +174,7 @@ class StmtMixin:
         if uniform:
             self.branch_sites |= set(self.mem_sites) - before
         C = cond.ev
+        plain = not tj
         last_keys = None
         if self.tail_loop_if is not None and self.tail_loop_if[1] == node.start_byte and not self.inline_stack[1:]:
             last_keys = [("last", b) for b in self.tail_loop_if[0]]
@@ -183,11 +189,17 @@ class StmtMixin:
                     else_f(c)
                 return
             if then_f is not None:
-                # in the last copy of the kernel's tail loop the body is behind a branch (@P EXIT): only warps
-                # with an active lane execute it
-                c.push(x, "branch" if last_keys is not None and all(c.coords.get(k) for k in last_keys) else "if")
-                then_f(c)
-                c.pop()
+                if plain and IF_ALL and c.full and _ALL(x, axis=None):
+                    # every lane of the set takes it: the mask would stay as it is (the set's lanes, reached
+                    # lanes the same), so no push; an arm with a jump (break, continue, return) always pushes
+                    then_f(c)
+                else:
+                    # in the last copy of the kernel's tail loop the body is behind a branch (@P EXIT): only warps
+                    # with an active lane execute it
+                    c.push(x, "branch" if last_keys is not None and all(c.coords.get(k) for k in last_keys)
+                           else "if")
+                    then_f(c)
+                    c.pop()
             if else_f is not None:
                 c.push(~x, "if")
                 else_f(c)
