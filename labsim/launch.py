@@ -197,7 +197,8 @@ class _Launch:
         # global buffers as accesses name them: (array id, name given) -> (array, name, flat view, base address,
         # shape to name elements by); an array keeps its identity, layout and address for the whole launch
         self.buffers: dict[tuple, tuple] = {}
-        # global sites' last access of every lane: (site key) -> (byte addresses, what it added to the counts)
+        # global sites' remembered access of every lane (Block._shifted): (site key) -> [element indices, what it
+        # added to the counts, their lowest and highest (or None until needed), the buffer's base address, summary]
         self.shifts: dict[tuple, tuple] = {}
         self._pattern: tuple[np.ndarray, ...] | None = None   # block_pattern's
 
@@ -399,21 +400,22 @@ class Block:
                 f"{'elements' if unit == 'index' else 'bytes'}", line=line, array=name, index=flat,
                 **self._where(i))
 
-    def _record(self, space, op, site, name, itemsize, addr, act, times=1):
+    def _record(self, space, op, site, name, itemsize, addr, act, times=1, gidx=None):
         """Hand one instruction's accesses to the launch's counting model, under the instruction's site.
-        ``times`` > 1: ``addr`` holds the first block's lanes only, and every block of the set does the same."""
+        ``times`` > 1: ``addr`` holds the first block's lanes only, and every block of the set does the same.
+        ``gidx``: a global access of every lane by element index (``_shifted`` may serve the site's next ones)."""
         ctx = self._ctx
         line, col = site
         key = (space, op, line, col, name, itemsize)
         s = ctx.instrs.get(key)
         if s is None:
             s = ctx.instrs[key] = InstrSummary(space, op, line, name, itemsize, col)
-        shift = None
-        if space == "global" and times == 1 and SHIFTS and self._all and not self._greenlet:
-            shift = self._shifted(key, s, addr)
-            if shift is True:
-                return
-            before = counts(s)
+        if gidx is not None:
+            shift = self._shift_key(key, s)
+            if shift is not None:
+                before = counts(s)
+        else:
+            shift = None
         n = addr.size
         a2 = addr.reshape(-1, WARP)
         act2 = act[:n].reshape(-1, WARP)
@@ -426,16 +428,18 @@ class Block:
             r = int(np.argmax(rows))
             self._set_sample(s, r, act2[r].copy(), a2[r].astype(np.int64))
         if shift is not None and s.sample is not None:
-            ctx.shifts[shift] = (addr, tuple(n - o for n, o in zip(counts(s), before)))
+            # a copy: a Python kernel may change its index array in place afterwards; bounds found when first needed
+            ctx.shifts[shift] = [gidx.copy(), tuple(n - o for n, o in zip(counts(s), before)), None, None,
+                                 int(addr[0]) - int(gidx[0]) * itemsize, s]
 
-    def _shifted(self, key, s, addr):
-        """A global access of every lane at the site's previous addresses plus one shift that is a multiple of
-        the counting model's period counts the same (the model's rules depend on addresses modulo the period
-        only, see CountingModel._many_warps): the counts remembered are added (True). Else the key ``_record``
-        remembers this access under once counted (and sampled), or None: a site whose executions the model may
-        count differently (not the default model; atomics; an if/else pair the plan merges)."""
+    def _shift_key(self, key, s):
+        """``key`` when the site's global accesses of every lane may be remembered for ``_shifted``; None for a site
+        whose executions the model may count differently (not the default model; atomics; an if/else pair the
+        plan merges into one store)."""
         ctx = self._ctx
         prev = ctx.shifts.get(key)
+        if prev is False:
+            return None
         if prev is None:
             model = ctx.model
             plan = model.plan if type(model) is CountingModel else False
@@ -443,17 +447,34 @@ class Block:
                     or (plan is not None and plan.union and (s.line, s.col, s.op) in plan.union)):
                 ctx.shifts[key] = False              # counted every time
                 return None
-        elif prev is False:
-            return None
-        else:
-            paddr, added = prev
-            if paddr.shape == addr.shape and addr.size:
-                d = int(addr[0]) - int(paddr[0])
-                if d % ctx.model._period == 0 and _ALL(addr - paddr == d):
-                    add_counts(s, *added)
-                    ctx.shifts[key] = (addr, added)
-                    return True
         return key
+
+    def _shifted(self, arr, idx, name, site, op):
+        """(flat view, indices) of a global access of every lane whose elements are the site's remembered access's
+        shifted by one whole number of the counting model's period: in bounds (the remembered one's lowest and
+        highest shifted), and counted the same (the model's rules depend on addresses modulo the period only, see
+        CountingModel._many_warps), so the counts remembered are added here. None: the general path."""
+        if (not SHIFTS or not self._all or self._greenlet or type(idx) is not np.ndarray or idx.dtype != _INT64
+                or idx.shape != self._tid.shape):
+            return None
+        ctx = self._ctx
+        name, flat, base, _ = self._buffer(arr, name)
+        itemsize = flat.dtype.itemsize
+        prev = ctx.shifts.get(("global", op, site[0], site[1], name, itemsize))
+        if not prev:
+            return None
+        ref = prev[0]
+        if prev[4] != base or ref.shape != idx.shape or base % itemsize:
+            return None
+        d = int(idx[0]) - int(ref[0])
+        if (d * itemsize) % ctx.model._period:
+            return None
+        if prev[2] is None:
+            prev[2], prev[3] = int(ref.min()), int(ref.max())
+        if prev[2] + d < 0 or prev[3] + d >= flat.size or not _ALL(idx - ref == d):
+            return None
+        add_counts(prev[5], *prev[1])
+        return flat, idx
 
     def _set_sample(self, s, row: int, act, addr) -> None:
         """The site's sample warp (the heatmaps' example): row ``row`` of the thread set, its lanes and addresses."""
@@ -535,9 +556,14 @@ class Block:
         byte offset ``idx``). Inactive lanes get zeros."""
         site = self._site(line, col)
         line = site[0]
+        if view is None:
+            hit = self._shifted(arr, idx, name, site, "ld")
+            if hit is not None:
+                return hit[0].take(hit[1], mode="wrap")
         data, idx, addr, itemsize, name = self._global(arr, idx, name, line, view, "load from")
         act = self._active
-        self._record("global", "ld", site, name, itemsize, addr, act)
+        self._record("global", "ld", site, name, itemsize, addr, act,
+                     gidx=idx if view is None and self._all and SHIFTS and not self._greenlet else None)
         return self._gather(data, idx, act)
 
     def store(self, arr, idx, value, *, line: int | None = None, name: str | None = None, view=None,
@@ -545,9 +571,15 @@ class Block:
         """Global store: each active lane writes its ``value`` to ``arr.flat[idx]``."""
         site = self._site(line, col)
         line = site[0]
+        if view is None:
+            hit = self._shifted(arr, idx, name, site, "st")
+            if hit is not None:
+                self._scatter(hit[0], hit[1], value, self._active)
+                return
         data, idx, addr, itemsize, name = self._global(arr, idx, name, line, view, "store to")
         act = self._active
-        self._record("global", "st", site, name, itemsize, addr, act)
+        self._record("global", "st", site, name, itemsize, addr, act,
+                     gidx=idx if view is None and self._all and SHIFTS and not self._greenlet else None)
         self._scatter(data, idx, value, act)
 
     def _gather(self, data, idx, act):

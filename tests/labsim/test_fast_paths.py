@@ -338,6 +338,31 @@ def test_shifted_global_accesses_count_as_the_first_time(threads, blocks, iters,
     assert np.array_equal(got[0][2], got[1][2])
 
 
+@pytest.mark.parametrize("over", [1, 32, 33])
+def test_a_shifted_access_that_leaves_the_array_still_faults(over):
+    """The shift memo serves an access without the bounds check only when the remembered one's lowest and highest
+    elements, shifted, stay inside the array: a loop whose later iteration reads (or writes) past the end faults
+    there, with the general path's message (memo on and off)."""
+    from labsim import cuda
+    from labsim.errors import OutOfBoundsError
+
+    engine = importlib.import_module("labsim.launch")
+    prog = cuda.compile(SHIFT_SRC, "k.cu")
+    off = np.arange(64, dtype=np.int32)
+    src = np.ones(64 + 3 * 32 - over, np.float32)          # the last iteration reads `over` elements too far
+    msgs = []
+    for on in (True, False):
+        old = engine.SHIFTS
+        engine.SHIFTS = on
+        try:
+            with pytest.raises(OutOfBoundsError) as e:
+                prog.launch("k", 2, 32, (np.zeros(256, np.float32), src, off, 32, 4, 1))
+            msgs.append(str(e.value))
+        finally:
+            engine.SHIFTS = old
+    assert msgs[0] == msgs[1] and "src" in msgs[0]
+
+
 def test_shift_memo_is_used_and_a_wrong_count_would_show():
     """The memo serves the loop's later iterations (the global sites' remembered entries are hit), so the test
     above compares it with something; a shift that is not a multiple of the period is counted afresh."""
@@ -349,9 +374,9 @@ def test_shift_memo_is_used_and_a_wrong_count_would_show():
     hits = []
     orig = engine.Block._shifted
 
-    def spy(self, key, s, addr):
-        r = orig(self, key, s, addr)
-        hits.append(r is True)
+    def spy(self, arr, idx, name, site, op):
+        r = orig(self, arr, idx, name, site, op)
+        hits.append(r is not None)
         return r
     engine.Block._shifted = spy
     try:
