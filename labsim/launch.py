@@ -165,6 +165,18 @@ def _unflatten(flat: int, shape: tuple[int, ...]) -> list[int]:
     return [flat, *reversed(idx)]
 
 
+class _Shift:
+    """A global site's remembered access of every lane (``Block._shifted``): its element indices, what it added
+    to the site's counts, the buffer's base address, the site's summary; the indices' lowest and highest are
+    found when a shifted access first needs them."""
+
+    __slots__ = ("added", "base", "hi", "lo", "ref", "summary")
+
+    def __init__(self, ref: np.ndarray, added: tuple, base: int, summary) -> None:
+        self.ref, self.added, self.base, self.summary = ref, added, base, summary
+        self.lo = self.hi = None
+
+
 class _Launch:
     """State shared by every thread set of one launch: memory, counters, barriers, races."""
 
@@ -197,9 +209,9 @@ class _Launch:
         # global buffers as accesses name them: (array id, name given) -> (array, name, flat view, base address,
         # shape to name elements by); an array keeps its identity, layout and address for the whole launch
         self.buffers: dict[tuple, tuple] = {}
-        # global sites' remembered access of every lane (Block._shifted): (site key) -> [element indices, what it
-        # added to the counts, their lowest and highest (or None until needed), the buffer's base address, summary]
-        self.shifts: dict[tuple, tuple] = {}
+        # global sites' remembered access of every lane (Block._shifted): site key -> _Shift, or False for a site
+        # counted every time
+        self.shifts: dict[tuple, _Shift | bool] = {}
         self._pattern: tuple[np.ndarray, ...] | None = None   # block_pattern's
 
     def block_pattern(self) -> tuple[np.ndarray, ...]:
@@ -403,7 +415,7 @@ class Block:
     def _record(self, space, op, site, name, itemsize, addr, act, times=1, gidx=None):
         """Hand one instruction's accesses to the launch's counting model, under the instruction's site.
         ``times`` > 1: ``addr`` holds the first block's lanes only, and every block of the set does the same.
-        ``gidx``: a global access of every lane by element index (``_shifted`` may serve the site's next ones)."""
+        ``gidx``: a global access's element indices (``_shifted`` may serve the site's next ones)."""
         ctx = self._ctx
         line, col = site
         key = (space, op, line, col, name, itemsize)
@@ -428,14 +440,16 @@ class Block:
             r = int(np.argmax(rows))
             self._set_sample(s, r, act2[r].copy(), a2[r].astype(np.int64))
         if shift is not None and s.sample is not None:
-            # a copy: a Python kernel may change its index array in place afterwards; bounds found when first needed
-            ctx.shifts[shift] = [gidx.copy(), tuple(n - o for n, o in zip(counts(s), before)), None, None,
-                                 int(addr[0]) - int(gidx[0]) * itemsize, s]
+            # a copy: a Python kernel may change its index array in place afterwards
+            ctx.shifts[shift] = _Shift(gidx.copy(), tuple(n - o for n, o in zip(counts(s), before)),
+                                       int(addr[0]) - int(gidx[0]) * itemsize, s)
 
     def _shift_key(self, key, s):
-        """``key`` when the site's global accesses of every lane may be remembered for ``_shifted``; None for a site
-        whose executions the model may count differently (not the default model; atomics; an if/else pair the
-        plan merges into one store)."""
+        """``key`` when this global access, one of every lane, may be remembered for ``_shifted``; None when the
+        memo is off or the site's executions may be counted differently (not the default model; atomics; an
+        if/else pair the plan merges into one store)."""
+        if not SHIFTS or not self._all or self._greenlet:
+            return None
         ctx = self._ctx
         prev = ctx.shifts.get(key)
         if prev is False:
@@ -463,17 +477,17 @@ class Block:
         prev = ctx.shifts.get(("global", op, site[0], site[1], name, itemsize))
         if not prev:
             return None
-        ref = prev[0]
-        if prev[4] != base or ref.shape != idx.shape or base % itemsize:
+        ref = prev.ref
+        if prev.base != base or ref.shape != idx.shape or base % itemsize:
             return None
         d = int(idx[0]) - int(ref[0])
         if (d * itemsize) % ctx.model._period:
             return None
-        if prev[2] is None:
-            prev[2], prev[3] = int(ref.min()), int(ref.max())
-        if prev[2] + d < 0 or prev[3] + d >= flat.size or not _ALL(idx - ref == d):
+        if prev.lo is None:
+            prev.lo, prev.hi = int(ref.min()), int(ref.max())
+        if prev.lo + d < 0 or prev.hi + d >= flat.size or not _ALL(idx - ref == d):
             return None
-        add_counts(prev[5], *prev[1])
+        add_counts(prev.summary, *prev.added)
         return flat, idx
 
     def _set_sample(self, s, row: int, act, addr) -> None:
@@ -562,8 +576,7 @@ class Block:
                 return hit[0].take(hit[1], mode="wrap")
         data, idx, addr, itemsize, name = self._global(arr, idx, name, line, view, "load from")
         act = self._active
-        self._record("global", "ld", site, name, itemsize, addr, act,
-                     gidx=idx if view is None and self._all and SHIFTS and not self._greenlet else None)
+        self._record("global", "ld", site, name, itemsize, addr, act, gidx=idx if view is None else None)
         return self._gather(data, idx, act)
 
     def store(self, arr, idx, value, *, line: int | None = None, name: str | None = None, view=None,
@@ -578,8 +591,7 @@ class Block:
                 return
         data, idx, addr, itemsize, name = self._global(arr, idx, name, line, view, "store to")
         act = self._active
-        self._record("global", "st", site, name, itemsize, addr, act,
-                     gidx=idx if view is None and self._all and SHIFTS and not self._greenlet else None)
+        self._record("global", "st", site, name, itemsize, addr, act, gidx=idx if view is None else None)
         self._scatter(data, idx, value, act)
 
     def _gather(self, data, idx, act):

@@ -152,6 +152,8 @@ def plan_batch(comp, rec: BatchRecorder, children, items, loop_sym, first: int, 
 
 def _accumulate(slot: int, R, fn, fl, fr, back):
     """``x op= e`` for every iteration in turn: ``e`` evaluated once for all of them, folded into ``x`` in order."""
+    inplace = fl is None and back is None and isinstance(fn, np.ufunc)     # ``fn(x, term, x)`` is ``x = fn(x, term)``
+
     def run(c):
         y = R(c)
         if fr is not None:
@@ -177,7 +179,6 @@ def _accumulate(slot: int, R, fn, fl, fr, back):
             v = fn(x if fl is None else fl(x), term)
             x = v if back is None else back(v)
         c.v[slot] = x
-    inplace = fl is None and back is None and isinstance(fn, np.ufunc)
     return run
 
 

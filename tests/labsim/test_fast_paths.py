@@ -364,27 +364,32 @@ def test_a_shifted_access_that_leaves_the_array_still_faults(over):
 
 
 def test_shift_memo_is_used_and_a_wrong_count_would_show():
-    """The memo serves the loop's later iterations (the global sites' remembered entries are hit), so the test
-    above compares it with something; a shift that is not a multiple of the period is counted afresh."""
+    """The memo serves the loop's later iterations (so the test above compares it with something): src[i] moving
+    by 128 bytes is served from the second iteration on, by 4 bytes never; off[t] (not moving) always is."""
     from labsim import cuda
 
     engine = importlib.import_module("labsim.launch")
     prog = cuda.compile(SHIFT_SRC, "k.cu")
+    lines = SHIFT_SRC.split("\n")          # line 1 of the file is the empty first line of the string
+    src_line = next(i + 1 for i, ln in enumerate(lines) if "src[i]" in ln)
+    off_line = next(i + 1 for i, ln in enumerate(lines) if "off[t]" in ln)
     off = np.arange(64, dtype=np.int32)
     hits = []
     orig = engine.Block._shifted
 
     def spy(self, arr, idx, name, site, op):
         r = orig(self, arr, idx, name, site, op)
-        hits.append(r is not None)
+        if r is not None:
+            hits.append((site[0], op))
         return r
     engine.Block._shifted = spy
     try:
-        for step, want in ((32, True), (1, False)):     # 128-byte shifts, then 4-byte ones
+        for step, src_hits in ((32, 3), (1, 0)):        # 128-byte shifts, then 4-byte ones; 4 iterations
             hits.clear()
             src = np.ones(64 + 4 * step + 1, np.float32)
             prog.launch("k", 2, 32, (np.zeros(src.size + 64, np.float32), src, off, step, 4, 1))
-            assert any(hits) if want else sum(hits) <= 2 * 4    # only off[t] (shift 0) may hit at step 1
+            assert hits.count((src_line, "ld")) == src_hits
+            assert hits.count((off_line, "ld")) == 3
     finally:
         engine.Block._shifted = orig
 
