@@ -338,6 +338,83 @@ def test_shifted_global_accesses_count_as_the_first_time(threads, blocks, iters,
     assert np.array_equal(got[0][2], got[1][2])
 
 
+def _site_rows(stats) -> list:
+    return sorted((s.space, s.op, s.line, s.col, s.array, s.itemsize, s.executed, s.requests, s.cost, s.conflicts,
+                   s.bytes_requested,
+                   None if s.sample is None else (s.sample.block, s.sample.warp, s.sample.active.tolist(),
+                                                  s.sample.addr.tolist()))
+                  for s in stats.instructions)
+
+
+@settings(max_examples=30, deadline=None)
+@given(launches=st.lists(st.tuples(st.sampled_from([32, 64]), st.sampled_from([0, 1, 32, 33]),
+                                   st.integers(0, 40), st.integers(0, 1), st.booleans()),
+                         min_size=2, max_size=4),
+       data=st.data())
+def test_shift_memo_entries_kept_across_launches_count_as_the_first_time(launches, data):
+    """Entries of the shift memo outlive their launch (labsim.launch._KEPT_SHIFTS): a later launch of a kernel
+    of the same name may add a kept entry's counts at its first access of a site. Launches in a row with drawn
+    thread counts, lane patterns (a pattern reused or not), shifts, and source buffers starting at drawn element
+    offsets (base addresses that differ by a multiple of the 32-byte period or not); each launch's counters,
+    sampled warps and results equal those with the memo off."""
+    from labsim import cuda
+
+    engine = importlib.import_module("labsim.launch")
+    prog = cuda.compile(SHIFT_SRC, "k.cu")
+    pattern = None
+    runs = []
+    for threads, step, start, sel, same in launches:
+        if pattern is None or not same or pattern.size != threads:
+            pattern = np.array(data.draw(st.lists(st.integers(0, 40), min_size=threads, max_size=threads)),
+                               np.int32)
+        runs.append((threads, step, start, sel, pattern))
+    got = []
+    for on in (True, False):
+        old = engine.SHIFTS
+        engine.SHIFTS = on
+        engine._KEPT_SHIFTS.clear()
+        rows = []
+        try:
+            for threads, step, start, sel, off in runs:
+                whole = np.arange(start + int(off.max()) + 4 * step + 1, dtype=np.float32)
+                out = np.zeros(whole.size + threads, np.float32)
+                st_ = prog.launch("k", 1, threads, (out, whole[start:], off, step, 4, sel)).stats
+                rows.append((_site_rows(st_), _stats_fields(st_), out.tolist()))
+        finally:
+            engine.SHIFTS = old
+        got.append(rows)
+    assert got[0] == got[1]
+
+
+def test_a_kept_shift_entry_serves_only_the_same_model():
+    """A kept entry counted under one model setting (32-byte sectors) is not used under another (a GPU model with
+    other sectors would count the same addresses differently): the second launch counts anew."""
+    from labsim import cuda
+    from labsim.gpus import get_gpu
+
+    engine = importlib.import_module("labsim.launch")
+    prog = cuda.compile(SHIFT_SRC, "k.cu")
+    off = np.arange(32, dtype=np.int32) * 3
+    src = np.ones(200, np.float32)
+    engine._KEPT_SHIFTS.clear()
+    prog.launch("k", 1, 32, (np.zeros(232, np.float32), src, off, 32, 1, 1))
+    entry = next(e for k, e in engine._KEPT_SHIFTS.items() if k[1][1] == "ld" and k[1][4] == "src")
+    assert entry.stamp == engine._model_stamp(engine.CountingModel(get_gpu("H200")))
+    entry.stamp = (0,) + entry.stamp[1:]                  # as if counted under other settings
+    calls = []
+    orig = engine.Block._record
+
+    def spy(self, space, op, site, name, *a, **k):
+        calls.append((space, op, name))
+        return orig(self, space, op, site, name, *a, **k)
+    engine.Block._record = spy
+    try:
+        prog.launch("k", 1, 32, (np.zeros(232, np.float32), src, off, 32, 1, 1))
+    finally:
+        engine.Block._record = orig
+    assert ("global", "ld", "src") in calls
+
+
 @pytest.mark.parametrize("over", [1, 32, 33])
 def test_a_shifted_access_that_leaves_the_array_still_faults(over):
     """The shift memo serves an access without the bounds check only when the remembered one's lowest and highest
@@ -365,7 +442,9 @@ def test_a_shifted_access_that_leaves_the_array_still_faults(over):
 
 def test_shift_memo_is_used_and_a_wrong_count_would_show():
     """The memo serves the loop's later iterations (so the test above compares it with something): src[i] moving
-    by 128 bytes is served from the second iteration on, by 4 bytes never; off[t] (not moving) always is."""
+    by 128 bytes is served from the second iteration on, by 4 bytes never; off[t] (not moving) always is. A
+    second launch's first iteration reads what the first launch's did: both sites are served from the entries
+    kept from that launch, then src[i] moves by 4 bytes and is counted anew."""
     from labsim import cuda
 
     engine = importlib.import_module("labsim.launch")
@@ -383,13 +462,14 @@ def test_shift_memo_is_used_and_a_wrong_count_would_show():
             hits.append((site[0], op))
         return r
     engine.Block._shifted = spy
+    engine._KEPT_SHIFTS.clear()                           # no entry from another test's launches of "k"
     try:
-        for step, src_hits in ((32, 3), (1, 0)):        # 128-byte shifts, then 4-byte ones; 4 iterations
+        for step, src_hits, off_hits in ((32, 3, 3), (1, 1, 4)):   # 128-byte shifts, then 4-byte ones; 4 iterations
             hits.clear()
             src = np.ones(64 + 4 * step + 1, np.float32)
             prog.launch("k", 2, 32, (np.zeros(src.size + 64, np.float32), src, off, step, 4, 1))
             assert hits.count((src_line, "ld")) == src_hits
-            assert hits.count((off_line, "ld")) == 3
+            assert hits.count((off_line, "ld")) == off_hits
     finally:
         engine.Block._shifted = orig
 
