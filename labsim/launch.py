@@ -191,6 +191,7 @@ MAX_KEPT_SHIFTS = 256
 # plan, counts added)
 _KEPT_REPEATS: dict[tuple, tuple] = {}
 MAX_KEPT_REPEATS = 1024
+_NO_COUNTS = (0, 0, 0, 0, 0)          # model.counts of a new summary
 
 
 def _kept_repeat_key(ctx, sh, memo: tuple) -> tuple:
@@ -866,25 +867,28 @@ class Block:
     def _record_repeatable(self, key, sh, op, site, name, itemsize, addr, act, times):
         """``_record`` for a block-uniform access of every lane, remembering under ``key`` what the next time
         needs: with the default model, what it added to the site's counts when the model counts it the same
-        whenever it recurs (a site already sampled, not one the plan merges or pairs with other executions);
-        else, for a site already sampled, its addresses, to hand to the model again without bounds checks."""
+        whenever it recurs (not a site the plan merges or pairs with other executions), for this launch and, in
+        _KEPT_REPEATS, for later ones; else, for a site already sampled, its addresses, to hand to the model again
+        without bounds checks."""
         ctx = self._ctx
-        s = ctx.instrs.get(("shared", op, site[0], site[1], name, itemsize))
-        if s is None or s.sample is None:
-            self._record("shared", op, site, name, itemsize, addr, act, times)
-            return
+        skey = ("shared", op, site[0], site[1], name, itemsize)
+        s = ctx.instrs.get(skey)
         model = ctx.model
         plan = model.plan if type(model) is CountingModel else False
         if (plan is False
                 or (plan is not None and ((site in (plan.vector if op == "ld" else plan.vector_st))
                                           or (plan.union and (site[0], site[1], op) in plan.union)))):
+            if s is None or s.sample is None:
+                self._record("shared", op, site, name, itemsize, addr, act, times)
+                return
             a2 = addr.reshape(-1, WARP)
             act2 = np.ones(a2.shape, dtype=bool)       # every lane active (the caller checked)
             model.account(s, a2, act2, None, warps=self._row_warp, times=times)
             ctx.repeats[key] = (s, a2, act2, times)
             return
-        before = counts(s)
+        before = _NO_COUNTS if s is None else counts(s)
         self._record("shared", op, site, name, itemsize, addr, act, times)
+        s = ctx.instrs[skey]
         added = tuple(n - o for n, o in zip(counts(s), before))
         ctx.repeats[key] = (None, (s, *added))
         if len(_KEPT_REPEATS) >= MAX_KEPT_REPEATS:

@@ -288,6 +288,69 @@ def test_repeated_uniform_loads_count_as_the_first_time(w, n, threads, blocks, t
     assert np.array_equal(fast[2], slow[2], equal_nan=True)
 
 
+@settings(max_examples=25, deadline=None)
+@given(launches=st.lists(st.tuples(st.sampled_from([16, 32, 33]), st.sampled_from([32, 64]), st.integers(2, 4),
+                                   st.integers(1, 3), st.booleans()), min_size=2, max_size=4),
+       data=st.data())
+def test_repeat_memo_entries_kept_across_launches_count_as_the_first_time(launches, data):
+    """The repeat memo's counts outlive their launch (labsim.launch._KEPT_REPEATS): a later launch adds them at
+    its first block-uniform shared access of a site met before. Launches in a row of programs that share the
+    kernel's name and lines but not its array shapes, with drawn thread and block counts and row patterns (a
+    pattern reused or not); each launch's counters, sampled warps, races and results equal those with the memo
+    off."""
+    from labsim import cuda
+
+    engine = importlib.import_module("labsim.launch")
+    progs = {w: cuda.compile(REPEAT_SRC.format(w=w, n=4, sync="__syncthreads();", row="threadIdx.x"), "k.cu")
+             for w in {w for w, *_ in launches}}
+    rows, runs = None, []
+    for w, threads, blocks, tiles, same in launches:
+        if rows is None or not same or rows.size != threads * blocks:
+            rows = np.array(data.draw(st.lists(st.integers(0, 31), min_size=threads * blocks,
+                                               max_size=threads * blocks)), np.int32)
+        runs.append((w, threads, blocks, tiles, rows))
+    got = []
+    for on in (True, False):
+        engine._KEPT_REPEATS.clear()
+        got.append([_run_with_repeats(progs[w], blocks, threads, r, tiles, on)
+                    for w, threads, blocks, tiles, r in runs])
+    for fast, slow in zip(*got):
+        assert fast[:2] == slow[:2]
+        assert np.array_equal(fast[2], slow[2])
+
+
+def test_repeat_memo_entries_kept_across_launches_are_used():
+    """The second launch of a kernel takes its shared accesses' counts from the entries kept from the first (so
+    the test above compares something), and an entry marked as counted under other model settings is not used."""
+    from labsim import cuda
+
+    engine = importlib.import_module("labsim.launch")
+    prog = cuda.compile(REPEAT_SRC.format(w=32, n=4, sync="__syncthreads();", row="threadIdx.x"), "k.cu")
+    rows = np.arange(64, dtype=np.int32) % 32
+    used = []
+    orig = engine.Block._kept_repeat
+
+    def spy(self, sh, memo):
+        r = orig(self, sh, memo)
+        used.append(r)
+        return r
+    engine._KEPT_REPEATS.clear()
+    engine.Block._kept_repeat = spy
+    try:
+        prog.launch("k", 2, 32, (np.zeros(64, np.float32), rows, 3))
+        assert engine._KEPT_REPEATS and not any(used)
+        used.clear()
+        prog.launch("k", 2, 32, (np.zeros(64, np.float32), rows, 3))
+        assert any(used)
+        for k, v in engine._KEPT_REPEATS.items():
+            engine._KEPT_REPEATS[k] = ((0,) + v[0][1:],) + v[1:]      # as if counted under other settings
+        used.clear()
+        prog.launch("k", 2, 32, (np.zeros(64, np.float32), rows, 3))
+        assert used and not any(used)
+    finally:
+        engine.Block._kept_repeat = orig
+
+
 SHIFT_SRC = """
 __global__ void k(float* out, const float* src, const int* off, int step, int iters, int sel) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
