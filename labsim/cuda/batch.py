@@ -266,7 +266,7 @@ class LoopBatch:
             if tv is np.ndarray:
                 env.append((v.dtype.str, v.shape, v.tobytes()))
             elif tv is SharedArray:
-                if any(k[0] == "shared" and k[1] == id(v) and e for k, e in cache.entries.items()):
+                if cache.has(lambda k, i=id(v): k[0] == "shared" and k[1] == i):
                     return None              # a read before the loop may serve one in it
                 env.append(("shared", v.offset, v.size, v.dtype.str, v.shape))
             elif isinstance(v, np.generic):
@@ -409,13 +409,17 @@ class LoopBatch:
         for k, d in entry.deltas:
             add_counts(ctx.instrs[k], *d)
         self._reads(blk, loads, row, entry)
-        # the register cache as the loop leaves it: each array's last loads (it held none of them before the loop)
+        # the register cache as the loop leaves it: each array's last loads (it held none of them before the loop),
+        # made when the cache next looks at the array (a barrier after the loop drops them unmade)
         cache, act = c.loads, c.act
         for j0, seq in entry.tails:
-            key = ("shared", id(loads[j0][2]), loads[j0][5])
-            for t, j in seq:
-                idx, v = row(j, t)
-                cache.add(key, np.ascontiguousarray(idx), act, v, True)
+            def make(seq=seq):
+                out = []
+                for t, j in seq:
+                    idx, v = row(j, t)
+                    out.append((np.ascontiguousarray(idx), act, v))
+                return out
+            cache.add_later(("shared", id(loads[j0][2]), loads[j0][5]), make)
         blk.tick(steps_needed)
         for s in self.accs:
             c.v[s] = c2.v[s]

@@ -63,17 +63,38 @@ class LoadCache:
     measurements/h200/round3, fold_square, vmake_int2, ifelse_shared_load, hist_*). Keyed by buffer; each entry
     holds the byte address per lane, the lanes that loaded and the value."""
 
-    __slots__ = ("entries", "lane0", "restrict")
+    __slots__ = ("entries", "lane0", "later", "restrict")
     MAX_PER_BUFFER = 16
 
     def __init__(self) -> None:
         self.entries: dict = {}
         self.lane0: dict = {}            # per key: {lane 0's address: entries} of the entries lane 0 loaded in
         self.restrict: set = set()       # ids of buffers passed as __restrict__ parameters: no other store aliases
+        self.later: dict = {}            # per key: loads added when the key is next used (``add_later``)
+
+    def add_later(self, key, make) -> None:
+        """Loads of every lane to add under ``key`` in order, made by ``make()`` (a list of (addr, act, value))
+        only when the key is next looked up or added to: a batched loop's last loads, which the barrier after
+        the loop usually discards unseen."""
+        self._settle(key)
+        self.later[key] = make
+
+    def _settle(self, key) -> None:
+        make = self.later.pop(key, None)
+        if make is not None:
+            for addr, act, value in make():
+                self.add(key, addr, act, value, True)
+
+    def has(self, key_filter) -> bool:
+        """Whether a key for which ``key_filter`` holds has kept loads (or loads to add)."""
+        return (any(key_filter(k) for k, e in self.entries.items() if e)
+                or any(key_filter(k) for k in self.later))
 
     def find(self, key, addr, act, full: bool = False):
         """The value of a kept load that covers ``act`` at ``addr``, or None. ``full``: the caller knows lane 0
         is active (the thread set's every thread is), which spares finding the first active lane."""
+        if self.later:
+            self._settle(key)
         entries = self.entries.get(key)
         if not entries:
             return None
@@ -103,6 +124,8 @@ class LoadCache:
     def add(self, key, addr, act, value, full: bool = False) -> None:
         """``addr`` and ``act`` are kept as given: the caller hands over arrays nobody changes afterwards.
         ``full``: as for ``find``."""
+        if self.later:
+            self._settle(key)
         lst = self.entries.setdefault(key, [])
         lane0 = self.lane0.setdefault(key, {})
         if len(lst) >= self.MAX_PER_BUFFER:
@@ -129,17 +152,23 @@ class LoadCache:
                                                                                             self.restrict))]:
                 del self.entries[k]
                 del self.lane0[k]
+            for k in [k for k in self.later if k[0] == "global" and (k[1] == mine or not (free or k[1] in
+                                                                                          self.restrict))]:
+                del self.later[k]
         else:
             for k in [k for k in self.entries if k[0] == "shared" and k[1] == id(buf)]:
                 del self.entries[k]
                 del self.lane0[k]
+            for k in [k for k in self.later if k[0] == "shared" and k[1] == id(buf)]:
+                del self.later[k]
 
     def clear(self) -> None:
         self.entries.clear()
         self.lane0.clear()
+        self.later.clear()
 
     def __repr__(self) -> str:
-        return f"LoadCache({sum(len(v) for v in self.entries.values())} loads)"
+        return f"LoadCache({sum(len(v) for v in self.entries.values())} loads, {len(self.later)} keys to add)"
 
 
 def masked(c: Ctx, new, old):
