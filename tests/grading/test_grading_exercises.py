@@ -227,6 +227,8 @@ def test_student_build_public_check_runs(eid, tmp_path):
                        timeout=600)
     assert r.returncode == 0, r.stderr
     assert "公开检查全部通过" in r.stdout
+    if eid == "lesson10_challenge":     # the shape, then a space before the Latin letter: "…的输入 C 正确"
+        assert "64×64×64 的输入 C 正确" in r.stdout and "输入C" not in r.stdout
 
 
 # ---- generic rules, shown on the fixture exercise -------------------------------------------------------

@@ -24,8 +24,8 @@ def _shape_outcome(ctx: RunContext, kind: str) -> Outcome:
     t = counter_targets(ctx.exercise)[0]
     v = t.value(rec)
     extra = f"{t.label} = {v:.3g}。" if v is not None else ""
-    return shape_outcome(rec, where=f"{rec.case.shape_text('×')} 的输入", wrong="C 错误",
-                         reference=" float64 的 A·B（float32 舍入误差之内）", right=f"C 正确，{extra}")
+    return shape_outcome(rec, where=f"{rec.case.shape_text('×')} 的输入", wrong=" C 错误",
+                         reference=" float64 的 A·B（float32 舍入误差之内）", right=f" C 正确，{extra}")
 
 
 @check_case(name="公开检查：64×64×64 的 C 正确", kind="square")
