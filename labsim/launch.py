@@ -35,7 +35,7 @@ from .launch_records import InstrSummary, WarpAccess
 from .errors import (DivergentBarrierError, KernelError, LabsimError, LaunchError, LaunchTooLargeError,
                      MemoryArgumentError, MisalignedAddressError, OutOfBoundsError, StepBudgetError, UnsupportedError)
 from .gpus import GPU, get_gpu
-from .model import CountingModel, CountPlan, add_counts, counts
+from .model import NO_COUNTS, CountingModel, CountPlan, add_counts, counts
 from .memory import SHARED_ALIGN, AddressSpace, SharedArray, as_device_array, check_dtype
 from .race_detection import RaceTracker
 from .stats import Stats
@@ -167,31 +167,29 @@ def _unflatten(flat: int, shape: tuple[int, ...]) -> list[int]:
 
 class _Shift:
     """A global site's remembered access of every lane (``Block._shifted``): its element indices, what it added
-    to the site's counts, the buffer's base address, the site's summary, and the counting model's settings and
-    plan it was counted under (a later launch may use it only under the same); the indices' lowest and highest
-    are found when a shifted access first needs them."""
+    to the site's counts, the buffer's base address, the site's summary, and the ``_model_stamp`` it was counted
+    under (a later launch may use it only under the same); the indices' lowest and highest are found when a
+    shifted access first needs them."""
 
-    __slots__ = ("added", "base", "hi", "lo", "plan", "ref", "stamp", "summary")
+    __slots__ = ("added", "base", "hi", "lo", "ref", "stamp", "summary")
 
-    def __init__(self, ref: np.ndarray, added: tuple, base: int, summary, stamp: tuple, plan) -> None:
-        self.ref, self.added, self.base, self.summary = ref, added, base, summary
-        self.stamp, self.plan = stamp, plan
+    def __init__(self, ref: np.ndarray, added: tuple, base: int, summary, stamp: tuple) -> None:
+        self.ref, self.added, self.base, self.summary, self.stamp = ref, added, base, summary, stamp
         self.lo = self.hi = None
 
 
 # The shift memo's entries kept from launch to launch, by (kernel name, site key): a kernel launched again (the
 # same GEMM on the next input, a grader's hidden checks) meets its sites' accesses again, often the very same
 # ones; its first access of each then adds the remembered counts instead of being counted anew. The newest
-# entries are kept; an entry is used only under the model settings and plan it was counted under.
+# entries are kept; an entry is used only under the model settings and plan it was counted under (its stamp).
 _KEPT_SHIFTS: dict[tuple, _Shift] = {}
 MAX_KEPT_SHIFTS = 256
 
 
-# The repeat memo's counts kept from launch to launch (Block._kept_repeat), by _kept_repeat_key: (model settings,
-# plan, counts added)
+# The repeat memo's counts kept from launch to launch (Block._kept_repeat), by _kept_repeat_key: (_model_stamp,
+# counts added)
 _KEPT_REPEATS: dict[tuple, tuple] = {}
 MAX_KEPT_REPEATS = 1024
-_NO_COUNTS = (0, 0, 0, 0, 0)          # model.counts of a new summary
 
 
 def _kept_repeat_key(ctx, sh, memo: tuple) -> tuple:
@@ -202,11 +200,12 @@ def _kept_repeat_key(ctx, sh, memo: tuple) -> tuple:
 
 
 def _model_stamp(model) -> tuple | None:
-    """What the counts of a global access depend on besides its addresses: the model's settings (None: not the
-    default model, whose counts may depend on more)."""
+    """What a remembered access's counts depend on besides its addresses: the model's settings and its plan
+    (compared by value: the same object, or a plan of the same decisions); None: not the default model, whose
+    counts may depend on more."""
     if type(model) is not CountingModel:
         return None
-    return (model.banks, model.bank_bytes, model.sector_bytes, model._period)
+    return (model.banks, model.bank_bytes, model.sector_bytes, model._period, model.plan)
 
 
 class _Launch:
@@ -473,9 +472,8 @@ class Block:
             self._set_sample(s, r, act2[r].copy(), a2[r].astype(np.int64))
         if shift is not None and s.sample is not None:
             # a copy: a Python kernel may change its index array in place afterwards
-            model = ctx.model
             entry = _Shift(gidx.copy(), tuple(n - o for n, o in zip(counts(s), before)),
-                           int(addr[0]) - int(gidx[0]) * itemsize, s, _model_stamp(model), model.plan)
+                           int(addr[0]) - int(gidx[0]) * itemsize, s, _model_stamp(ctx.model))
             ctx.shifts[shift] = entry
             if len(_KEPT_SHIFTS) >= MAX_KEPT_SHIFTS:
                 _KEPT_SHIFTS.clear()
@@ -518,9 +516,7 @@ class Block:
         if prev is None:
             # this launch has not met the site: an earlier launch's access may serve, under the same model
             prev = _KEPT_SHIFTS.get((ctx.name, key))
-            model = ctx.model
-            if (prev is None or prev.plan is not model.plan or prev.stamp != _model_stamp(model)
-                    or self._shift_key(key) is None):
+            if prev is None or prev.stamp != _model_stamp(ctx.model) or self._shift_key(key) is None:
                 return None
             mine = False
         elif prev is False:
@@ -537,9 +533,8 @@ class Block:
             return None
         if not mine:
             # the site's summary in this launch, with the sample the general path would take (the first warp)
-            self._first_sample("global", op, site, name, itemsize, base + idx[:WARP] * itemsize)
-            s = ctx.instrs[key]
-            entry = ctx.shifts[key] = _Shift(ref, prev.added, prev.base, s, prev.stamp, prev.plan)
+            s = self._first_sample("global", op, site, name, itemsize, base + idx[:WARP] * itemsize)
+            entry = ctx.shifts[key] = _Shift(ref, prev.added, prev.base, s, prev.stamp)
             entry.lo, entry.hi = prev.lo, prev.hi
             prev = entry
         add_counts(prev.summary, *prev.added)
@@ -554,9 +549,10 @@ class Block:
         s.sample = WarpAccess(s.space, s.op, s.line, s.array, s.itemsize, b, gw % ctx.wpb, act, addr, g.banks,
                               g.bank_bytes, g.sector_bytes, s.col)
 
-    def _first_sample(self, space, op, site, name, itemsize, addr) -> None:
+    def _first_sample(self, space, op, site, name, itemsize, addr):
         """What ``_record`` leaves for an access every lane makes whose site has no sample yet: the summary (made
-        if new) with the thread set's first warp as its sample (``addr``: that warp's byte addresses)."""
+        if new, and returned) with the thread set's first warp as its sample (``addr``: that warp's byte
+        addresses)."""
         ctx = self._ctx
         key = (space, op, site[0], site[1], name, itemsize)
         s = ctx.instrs.get(key)
@@ -564,6 +560,7 @@ class Block:
             s = ctx.instrs[key] = InstrSummary(space, op, site[0], name, itemsize, site[1])
         if s.sample is None:
             self._set_sample(s, 0, np.ones(WARP, dtype=bool), addr)
+        return s
 
     # ---- global memory -----------------------------------------------------------------------------------
     def _buffer(self, arr, name) -> tuple:
@@ -842,16 +839,14 @@ class Block:
         site's summary made with the sample the general path would take, and the memo entry made for this
         launch (True); else False."""
         ctx = self._ctx
-        model = ctx.model
         kept = _KEPT_REPEATS.get(_kept_repeat_key(ctx, sh, memo))
-        if kept is None or kept[1] is not model.plan or kept[0] != _model_stamp(model):
+        if kept is None or kept[0] != _model_stamp(ctx.model):
             return False
         site, name, _, op, _, first = memo
         itemsize = sh.dtype.itemsize
-        self._first_sample("shared", op, site, name, itemsize,
-                           sh.offset + np.frombuffer(first, np.int64, WARP) * itemsize)
-        s = ctx.instrs[("shared", op, site[0], site[1], name, itemsize)]
-        ctx.repeats[memo] = entry = (None, (s, *kept[2]))
+        s = self._first_sample("shared", op, site, name, itemsize,
+                               sh.offset + np.frombuffer(first, np.int64, WARP) * itemsize)
+        ctx.repeats[memo] = entry = (None, (s, *kept[1]))
         add_counts(*entry[1])
         return True
 
@@ -886,14 +881,14 @@ class Block:
             model.account(s, a2, act2, None, warps=self._row_warp, times=times)
             ctx.repeats[key] = (s, a2, act2, times)
             return
-        before = _NO_COUNTS if s is None else counts(s)
+        before = NO_COUNTS if s is None else counts(s)
         self._record("shared", op, site, name, itemsize, addr, act, times)
         s = ctx.instrs[skey]
         added = tuple(n - o for n, o in zip(counts(s), before))
         ctx.repeats[key] = (None, (s, *added))
         if len(_KEPT_REPEATS) >= MAX_KEPT_REPEATS:
             _KEPT_REPEATS.clear()
-        _KEPT_REPEATS[_kept_repeat_key(ctx, sh, key)] = (_model_stamp(model), model.plan, added)
+        _KEPT_REPEATS[_kept_repeat_key(ctx, sh, key)] = (_model_stamp(model), added)
 
     def sstore(self, sh: SharedArray, idx, value, *, line: int | None = None, name: str | None = None,
                view=None, col: int | None = None) -> None:

@@ -590,6 +590,9 @@ MERGE_MEMO = True            # remember complete vector groups (tests switch it 
 _MERGES: dict[tuple, dict] = {}
 
 
+NO_COUNTS = (0, 0, 0, 0, 0)        # counts() of a new summary
+
+
 def counts(s) -> tuple:
     """A site summary's additive counts, in the order ``add_counts`` takes them (what a remembered access added
     is the difference of two of these)."""

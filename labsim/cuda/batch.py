@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..memory import SharedArray
-from ..model import CountingModel, add_counts, counts
+from ..model import NO_COUNTS, CountingModel, add_counts, counts
 from ..race_detection import _reduced
 from .runtime import MEM_STEPS, Ctx, LoadCache
 
@@ -266,7 +266,7 @@ class LoopBatch:
             if tv is np.ndarray:
                 env.append((v.dtype.str, v.shape, v.tobytes()))
             elif tv is SharedArray:
-                if cache.has(lambda k, i=id(v): k[0] == "shared" and k[1] == i):
+                if cache.holds("shared", id(v)):
                     return None              # a read before the loop may serve one in it
                 env.append(("shared", v.offset, v.size, v.dtype.str, v.shape))
             elif isinstance(v, np.generic):
@@ -377,9 +377,8 @@ class LoopBatch:
         if ctx.model._pending:
             self._keep(rec.key, _ORDINARY)
             return
-        zero = (0, 0, 0, 0, 0)
         for k, s in ctx.instrs.items():
-            d = tuple(a - b for a, b in zip(counts(s), rec.before.get(k, zero)))
+            d = tuple(a - b for a, b in zip(counts(s), rec.before.get(k, NO_COUNTS)))
             if any(d):
                 if k not in rec.sites:
                     self._keep(rec.key, _ORDINARY)   # something else counted: not this loop's to replay

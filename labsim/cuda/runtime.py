@@ -85,10 +85,10 @@ class LoadCache:
             for addr, act, value in make():
                 self.add(key, addr, act, value, True)
 
-    def has(self, key_filter) -> bool:
-        """Whether a key for which ``key_filter`` holds has kept loads (or loads to add)."""
-        return (any(key_filter(k) for k, e in self.entries.items() if e)
-                or any(key_filter(k) for k in self.later))
+    def holds(self, space: str, buf_id: int) -> bool:
+        """Whether loads of the buffer with id ``buf_id`` are kept (or to be added)."""
+        return (any(k[0] == space and k[1] == buf_id for k, e in self.entries.items() if e)
+                or any(k[0] == space and k[1] == buf_id for k in self.later))
 
     def find(self, key, addr, act, full: bool = False):
         """The value of a kept load that covers ``act`` at ``addr``, or None. ``full``: the caller knows lane 0
@@ -145,22 +145,20 @@ class LoadCache:
 
     def store(self, space: str, buf) -> None:
         """A store or atomic: global memory may alias any global buffer; a shared array only itself."""
+        mine = id(buf)
         if space == "global":
-            mine = id(buf)
             free = mine in self.restrict    # a store through a __restrict__ pointer aliases no other pointer's
-            for k in [k for k in self.entries if k[0] == "global" and (k[1] == mine or not (free or k[1] in
-                                                                                            self.restrict))]:
-                del self.entries[k]
-                del self.lane0[k]
-            for k in [k for k in self.later if k[0] == "global" and (k[1] == mine or not (free or k[1] in
-                                                                                          self.restrict))]:
-                del self.later[k]
+
+            def hit(k):
+                return k[0] == "global" and (k[1] == mine or not (free or k[1] in self.restrict))
         else:
-            for k in [k for k in self.entries if k[0] == "shared" and k[1] == id(buf)]:
-                del self.entries[k]
-                del self.lane0[k]
-            for k in [k for k in self.later if k[0] == "shared" and k[1] == id(buf)]:
-                del self.later[k]
+            def hit(k):
+                return k[0] == "shared" and k[1] == mine
+        for k in [k for k in self.entries if hit(k)]:
+            del self.entries[k]
+            del self.lane0[k]
+        for k in [k for k in self.later if hit(k)]:
+            del self.later[k]
 
     def clear(self) -> None:
         self.entries.clear()

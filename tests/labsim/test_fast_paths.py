@@ -108,6 +108,15 @@ def _stats_fields(st_):
             dict(st_.racecheck), st_.races_by_line)
 
 
+def _site_rows(stats) -> list:
+    """Every site's counters and sampled warp, sorted."""
+    return sorted((s.space, s.op, s.line, s.col, s.array, s.itemsize, s.executed, s.requests, s.cost, s.conflicts,
+                   s.bytes_requested,
+                   None if s.sample is None else (s.sample.block, s.sample.warp, s.sample.active.tolist(),
+                                                  s.sample.addr.tolist()))
+                  for s in stats.instructions)
+
+
 @st.composite
 def kernels(draw):
     """A random sequence of shared stores, loads and barriers; each access indexes by thread alone (the same in
@@ -241,12 +250,7 @@ def _run_with_repeats(prog, blocks, threads, data, tiles, repeats):
         st_ = prog.launch("k", blocks, threads, (out, data, tiles)).stats
     finally:
         engine.REPEATS, model.MERGE_MEMO = old
-    sites = sorted((s.space, s.op, s.line, s.col, s.array, s.itemsize, s.executed, s.requests, s.cost,
-                    s.conflicts, s.bytes_requested,
-                    None if s.sample is None else (s.sample.block, s.sample.warp, s.sample.active.tolist(),
-                                                   s.sample.addr.tolist()))
-                   for s in st_.instructions)
-    return _stats_fields(st_), sites, out
+    return _stats_fields(st_), _site_rows(st_), out
 
 
 REPEAT_SRC = """
@@ -390,23 +394,10 @@ def test_shifted_global_accesses_count_as_the_first_time(threads, blocks, iters,
             st_ = prog.launch("k", blocks, threads, (out, src, off, step, iters, sel)).stats
         finally:
             engine.SHIFTS = old
-        sites = sorted((s.space, s.op, s.line, s.col, s.array, s.itemsize, s.executed, s.requests, s.cost,
-                        s.conflicts, s.bytes_requested,
-                        None if s.sample is None else (s.sample.block, s.sample.warp, s.sample.active.tolist(),
-                                                       s.sample.addr.tolist()))
-                       for s in st_.instructions)
-        got.append((sites, _stats_fields(st_), out))
+        got.append((_site_rows(st_), _stats_fields(st_), out))
     assert got[0][0] == got[1][0]
     assert got[0][1] == got[1][1]
     assert np.array_equal(got[0][2], got[1][2])
-
-
-def _site_rows(stats) -> list:
-    return sorted((s.space, s.op, s.line, s.col, s.array, s.itemsize, s.executed, s.requests, s.cost, s.conflicts,
-                   s.bytes_requested,
-                   None if s.sample is None else (s.sample.block, s.sample.warp, s.sample.active.tolist(),
-                                                  s.sample.addr.tolist()))
-                  for s in stats.instructions)
 
 
 @settings(max_examples=30, deadline=None)
@@ -451,7 +442,8 @@ def test_shift_memo_entries_kept_across_launches_count_as_the_first_time(launche
 
 def test_a_kept_shift_entry_serves_only_the_same_model():
     """A kept entry counted under one model setting (32-byte sectors) is not used under another (a GPU model with
-    other sectors would count the same addresses differently): the second launch counts anew."""
+    other sectors would count the same addresses differently), nor under another plan (counting="source" has
+    none): the next launch counts anew."""
     from labsim import cuda
     from labsim.gpus import get_gpu
 
@@ -462,7 +454,7 @@ def test_a_kept_shift_entry_serves_only_the_same_model():
     engine._KEPT_SHIFTS.clear()
     prog.launch("k", 1, 32, (np.zeros(232, np.float32), src, off, 32, 1, 1))
     entry = next(e for k, e in engine._KEPT_SHIFTS.items() if k[1][1] == "ld" and k[1][4] == "src")
-    assert entry.stamp == engine._model_stamp(engine.CountingModel(get_gpu("H200")))
+    assert entry.stamp == engine._model_stamp(engine.CountingModel(get_gpu("H200"), prog.plan("k")))
     entry.stamp = (0,) + entry.stamp[1:]                  # as if counted under other settings
     calls = []
     orig = engine.Block._record
@@ -473,9 +465,12 @@ def test_a_kept_shift_entry_serves_only_the_same_model():
     engine.Block._record = spy
     try:
         prog.launch("k", 1, 32, (np.zeros(232, np.float32), src, off, 32, 1, 1))
+        assert ("global", "ld", "src") in calls
+        calls.clear()
+        prog.launch("k", 1, 32, (np.zeros(232, np.float32), src, off, 32, 1, 1), counting="source")
+        assert ("global", "ld", "src") in calls
     finally:
         engine.Block._record = orig
-    assert ("global", "ld", "src") in calls
 
 
 @pytest.mark.parametrize("over", [1, 32, 33])
