@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .checks import Outcome
+from .checks import Outcome, tally
 from .conformance import Conformance
 from .ctokens import tokenize
 
@@ -180,10 +180,15 @@ def _public_ids(ex) -> set[str]:
     return {c.id for cases in ex.public_module.cases().values() for c in cases}
 
 
+def _not_passed(runs) -> str:
+    """Why some of ``runs`` did not pass, as the hidden checks say it ("1 个数据竞争")."""
+    return "，".join(f"{n} 个{k}" for k, n in tally(runs)[1].items())
+
+
 def counter_outcome(ctx, counter_id: str, kind: str = "counter") -> Outcome:
     """One counter point: every correct run of the ``kind`` cases at or under the target. A wrong or failed
-    run earns no counter point (a fast wrong kernel is no achievement). The message names the cases' shapes
-    only when they are public: a hidden case's size is never shown."""
+    run earns no counter point (a fast wrong kernel is no achievement); the message says why those runs failed.
+    It names the cases' shapes only when they are public: a hidden case's size is never shown."""
     t = next(c for c in counter_targets(ctx.exercise) if c.id == counter_id)
     runs = ctx.runs(kind)
     values = [t.value(r) if r.passed else None for r in runs]
@@ -191,7 +196,7 @@ def counter_outcome(ctx, counter_id: str, kind: str = "counter") -> Outcome:
     head = f"{t.label}：目标 ≤ {_fmt(t.target)}（参考解 {_fmt(t.reference)}{ideal}）"
     if any(v is None for v in values):
         return Outcome(False, f"{head}；你的 kernel 在 {sum(v is None for v in values)}/{len(values)} 个计数用例上"
-                              "结果不对或没有运行完，不计这一项。", data={"values": values})
+                              f"没有通过（{_not_passed(runs)}），不计这一项。", data={"values": values})
     worst = max(values)
     ok = worst <= t.target + 1e-9
     public = _public_ids(ctx.exercise)
@@ -208,7 +213,8 @@ NOT_RECORDED = "未记录"
 
 @dataclass(frozen=True)
 class CounterRow:
-    """One ``[[counter]]`` beside the student's value on the public counter case(s) (None: wrong or not run)."""
+    """One ``[[counter]]`` beside the student's value on the public counter case(s) (None: a run did not pass,
+    ``why`` says how)."""
 
     label: str
     metrics: tuple[str, ...]
@@ -216,6 +222,7 @@ class CounterRow:
     target: float
     ideal: float | None
     reference: float
+    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -236,7 +243,7 @@ class CounterTable:
         return f"CounterTable({self.case}, {len(self.rows)} rows)"
 
     def _cells(self, r: CounterRow) -> list[str]:
-        return [_fmt(r.yours) if r.yours is not None else "—（结果不对或没有运行完）", f"≤ {_fmt(r.target)}",
+        return [_fmt(r.yours) if r.yours is not None else f"—（未通过：{r.why}）", f"≤ {_fmt(r.target)}",
                 _fmt(r.ideal) if r.ideal is not None else "—", _fmt(r.reference)]
 
     def _speed(self, v: float | None) -> str:
@@ -304,7 +311,8 @@ def counter_table(ex, ctx, kind: str = "counter") -> CounterTable | None:
     for t in targets:
         values = [t.value(r) if r.passed else None for r in runs]
         yours = None if any(v is None for v in values) else max(values)
-        rows.append(CounterRow(t.label, t.metrics, yours, t.target, t.ideal, t.reference))
+        rows.append(CounterRow(t.label, t.metrics, yours, t.target, t.ideal, t.reference,
+                               "" if yours is not None else _not_passed(runs)))
     h = ex.config.get("h200") or {}
     speed = lambda k: float(h[k]) if isinstance(h.get(k), (int, float)) else None      # noqa: E731
     return CounterTable("、".join(_shape(r.case) for r in runs), tuple(rows), str(h.get("size", "")),

@@ -71,7 +71,21 @@ def test_a_wrong_kernel_has_no_value_in_the_table(tmp_path):
                  encoding="utf-8")
     assert f.read_text(encoding="utf-8") != ex.solution_path.read_text(encoding="utf-8")
     rep = check(f, ex.id, quiet=True)
-    assert "你的 —（结果不对或没有运行完） ｜ 目标 ≤ 0.375" in rep.text()
+    assert "你的 —（未通过：1 个结果错误） ｜ 目标 ≤ 0.375" in rep.text()
+
+
+def test_a_racy_kernel_is_told_it_raced_not_that_its_result_is_wrong(tmp_path):
+    """The counter point and the table say why the counter case did not pass: a kernel without its second
+    __syncthreads() raced (its C may even be right), which is what they say."""
+    ex = load_exercise("lesson10_challenge")
+    f = tmp_path / "racy.cu"
+    src = ex.solution_path.read_text(encoding="utf-8")
+    last = src.rindex("__syncthreads();")
+    f.write_text(src[:last] + src[last + len("__syncthreads();"):], encoding="utf-8")
+    rep = check(f, ex.id, quiet=True)
+    text = rep.text()
+    assert re.search(r"在 1/1 个计数用例上没有通过（1 个数据竞争），不计这一项", text), text
+    assert "你的 —（未通过：1 个数据竞争）" in text and "结果错误" not in text
 
 
 def test_speeds_not_recorded_say_so(tmp_path):
