@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import inspect
+import math
 import os
 import platform
 import sys
@@ -44,6 +45,7 @@ WARP = 32
 _INT64 = np.dtype(np.int64)
 # ndarray.any()/.all() go through numpy's Python-level wrappers; the hot paths call the ufunc reductions directly
 _ANY, _ALL = np.logical_or.reduce, np.logical_and.reduce
+_WARP_ON = np.ones(WARP, dtype=bool)   # every lane of a warp active (copied, never handed out)
 SCHEDULES = ("lockstep", "adversarial")
 # Lanes per thread set (rounded to whole blocks): large enough that numpy's per-call cost is amortised, small
 # enough that a set's arrays (coordinates, masks, addresses, shared memory and its race shadow) stay in cache.
@@ -559,7 +561,7 @@ class Block:
         if s is None:
             s = ctx.instrs[key] = InstrSummary(space, op, site[0], name, itemsize, site[1])
         if s.sample is None:
-            self._set_sample(s, 0, np.ones(WARP, dtype=bool), addr)
+            self._set_sample(s, 0, _WARP_ON.copy(), addr)      # a copy: a sample's arrays are its own
         return s
 
     # ---- global memory -----------------------------------------------------------------------------------
@@ -682,7 +684,7 @@ class Block:
             raise LaunchError(f"shared array {name or 'shared'} has a non-positive size {shape}", line=line,
                               kernel=ctx.name)
         dtype = check_dtype(dtype, name or "shared array")
-        nbytes = int(np.prod(shape)) * dtype.itemsize
+        nbytes = math.prod(shape) * dtype.itemsize      # math.prod: exact, and no numpy call
         offset = -(-ctx.smem_static // SHARED_ALIGN) * SHARED_ALIGN
         limit = ctx.gpu.smem_per_block
         if offset + nbytes + ctx.dynamic_smem > limit:

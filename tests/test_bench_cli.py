@@ -81,3 +81,20 @@ def test_scaling_table_takes_the_least_of_rounds_run_in_turn(monkeypatch, capsys
     python, cuda = rows
     assert python.startswith("PASS") and "512: 19 ns" in python and "rounds 60/19/20" in python
     assert cuda.startswith("FAIL (errors)") and "512: error (boom)" in cuda
+
+
+def test_gemm_sizes_are_watched_for_a_cpu_budget_not_a_fixed_count():
+    """A short launch is repeated until the warm launches have taken GEMM_MIN_CPU seconds (a fixed count watched
+    128³ for 20 ms against 512³'s second); a long one still runs GEMM_RUNS times; GEMM_MAX_RUNS caps the count."""
+    def runs_of(cpu_each, **kw):
+        n = []
+        got = bench.warm_runs(lambda: n.append(1) or (cpu_each * 2, cpu_each), **kw)
+        assert len(got) == len(n) and all(g == (cpu_each * 2, cpu_each) for g in got)
+        return len(got)
+    # CPU times that are exact binary fractions: the sums are exact
+    assert runs_of(1 / 64, least=3, cpu=0.5, most=200) == 32
+    assert runs_of(0.5, least=3, cpu=0.5, most=200) == 3
+    assert runs_of(0.25, least=3, cpu=0.5, most=200) == 3
+    assert runs_of(0.125, least=3, cpu=0.5, most=200) == 4
+    assert runs_of(1 / 1024, least=3, cpu=0.5, most=200) == 200
+    assert runs_of(1 / 64) == min(bench.GEMM_MAX_RUNS, max(bench.GEMM_RUNS, round(bench.GEMM_MIN_CPU * 64)))

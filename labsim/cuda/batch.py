@@ -203,7 +203,9 @@ class _Loads:
         idx = np.asarray(i)
         if idx.dtype != np.int64:
             raise Abort("index type")
-        full = np.broadcast_to(idx, (self.trips, self.n))
+        shape = (self.trips, self.n)
+        # np.broadcast_to costs microseconds even when the shape is already right (the usual case)
+        full = idx if idx.shape == shape else np.broadcast_to(idx, shape)
         if self.check and (int(full.min()) < 0 or int(full.max()) >= sh.size):
             raise Abort("out of bounds")      # the ordinary run reports it
         # out-of-bounds indices are possible only in a pass whose results a key does not vouch for (discarded)
