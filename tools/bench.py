@@ -1,6 +1,6 @@
 """Speed and memory targets of labsim and the grader, PASS/FAIL (`make bench`; not a test: no test asserts time).
 
-    .venv/bin/python tools/bench.py                          # every group (about 18 minutes on 2 cores)
+    .venv/bin/python tools/bench.py                          # every group (4 to 6 minutes on 2 cores)
     .venv/bin/python tools/bench.py --only gemm,numba        # some groups
     .venv/bin/python tools/bench.py --quick                  # smaller sizes, no 8192², 20-submission batch
     .venv/bin/python tools/bench.py --list                   # the groups and their targets, nothing run
