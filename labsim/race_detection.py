@@ -301,6 +301,29 @@ class RaceTracker:
         return lanes, eps[3]
 
     @staticmethod
+    def read_one_block(groups: list, tid: np.ndarray, epoch: np.ndarray) -> bool:
+        """Reads by every lane of a thread set of one block (whose shadows are never folded), in program order:
+        ``groups`` holds per array (the array, each read's elements, each read's line). Queued as one read per
+        array, which is what ``access`` queues read by read (they compose, see ``_read_update``) when none of them
+        can find a hazard: the lanes share one barrier count and no write was recorded in this barrier interval,
+        the first thing ``_access`` checks. False, with nothing done, when that does not hold for every array."""
+        if not DEFER:
+            return False
+        ep = _lane_epochs(epoch)
+        if ep.ndim:
+            return False
+        for sh, _, _ in groups:
+            s = sh.shadow
+            if s is None or s.fold is not None or not ep > s.w_max:
+                return False
+        for sh, elems, lines in groups:
+            m = len(elems)
+            t = np.tile(tid, m)
+            sh.shadow.queue(ep, (np.concatenate(elems), t, t // WARP, None,
+                                 np.repeat(np.asarray(lines, np.int32), tid.size)))
+        return True
+
+    @staticmethod
     def _uniform(elem, act, per, nb, known) -> bool:
         """Every block of the set does the same: active lanes and elements (``known`` if not None); the caller
         checked the barrier counts."""

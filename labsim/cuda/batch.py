@@ -443,6 +443,17 @@ class LoopBatch:
         epoch = blk._epoch()
         deferring = [races.deferring(sh, epoch, blk._ctx.lanes_per_block, blk._tid) for sh in arrays]
         if not all(entry.uniform) or None in deferring:
+            if blk._tid.size == blk._ctx.lanes_per_block:
+                # a thread set of one block: the reads after the first as one read per array, where none can race
+                groups = []
+                for sh in arrays:
+                    parts = [(t, j) for t in range(self.trips) for j in range(len(loads))
+                             if (t or j) and loads[j][2] is sh]
+                    if parts:
+                        groups.append((sh, [np.ascontiguousarray(row(j, t)[0]) for t, j in parts],
+                                       [-1 if loads[j][0][0] is None else loads[j][0][0] for _, j in parts]))
+                if races.read_one_block(groups, blk._tid, epoch):
+                    return
             for t in range(self.trips):
                 for j in range(len(loads)):
                     if t or j:

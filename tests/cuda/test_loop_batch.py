@@ -143,6 +143,35 @@ def test_the_gemm_loop_is_batched_and_replayed_across_tiles_and_launches():
     assert np.array_equal(on[1][0], (A @ B).astype(np.float32) + np.float32(1.0))
 
 
+@pytest.mark.parametrize("sync2", [True, False])
+@pytest.mark.parametrize("body", [GEMM_BODIES[1], BODIES[2]])
+def test_a_one_block_launch_queues_its_loop_reads_as_one_read_per_array(monkeypatch, body, sync2):
+    """A launch of one block (its race shadows never fold): the batched loop's reads after the first are queued as
+    one read per array (``RaceTracker.read_one_block``), not read by read, and everything reported is what the
+    ordinary run reports; without the second barrier the next tile's stores race with those queued reads."""
+    from labsim.race_detection import RaceTracker
+    used = []
+    real = RaceTracker.read_one_block
+
+    def spy(groups, tid, epoch):
+        got = real(groups, tid, epoch)
+        used.append((got, [(sh.name, len(elems)) for sh, elems, _ in groups]))
+        return got
+    monkeypatch.setattr(RaceTracker, "read_one_block", staticmethod(spy))
+    src = _source(16, 0, body, 0, 1, "", True, sync2)
+    on, A, B = _run(src, 16, 16, 64, True)
+    assert used and all(got for got, _ in used)
+    # 16 iterations; the first read is made the ordinary way: As once and Bs once per iteration (15 and 16 more),
+    # or As twice and Bs once (31 and 16)
+    assert sorted(n for _, g in used[:1] for _, n in g) == ([15, 16] if body == GEMM_BODIES[1] else [16, 31])
+    off, _, _ = _run(src, 16, 16, 64, False)
+    _same(on, off)
+    races = on[0][1][0]["race_count"]
+    assert (races > 0) == (not sync2)
+    if sync2 and body in GEMM_BODIES:
+        assert np.array_equal(on[0][0], (A @ B).astype(np.float32) + np.float32(1.0))
+
+
 def test_a_term_of_the_loop_variable_alone_leaves_a_uniform_accumulator_uniform():
     """``iacc += k * 2`` adds the same value in every lane: after the loop ``iacc`` is one value as the ordinary
     run leaves it, so ``if (iacc < 0)`` is a uniform branch that skips its read (not a predicated one that runs
