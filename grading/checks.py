@@ -68,11 +68,15 @@ def collect_checks(module: ModuleType) -> list[CheckSpec]:
     return [v.__check_spec__ for v in vars(module).values() if hasattr(v, "__check_spec__")]
 
 
+def failures_text(failures: dict[str, int] | None) -> str:
+    """Failures by label as the messages say them: "2 个结果错误，1 个数据竞争" ("" for none)."""
+    return "，".join(f"{n} 个{k}" for k, n in (failures or {}).items() if n)
+
+
 def count_message(label: str, passed: int, total: int, failures: dict[str, int] | None = None) -> str:
     """The only shape a hidden check's message takes: "边界形状：3/5（2 个结果错误）"."""
-    text = f"{label}：{passed}/{total}"
-    kinds = [f"{n} 个{k}" for k, n in (failures or {}).items() if n]
-    return text + (f"（{'，'.join(kinds)}）" if kinds else "")
+    kinds = failures_text(failures)
+    return f"{label}：{passed}/{total}" + (f"（{kinds}）" if kinds else "")
 
 
 FAILURE_LABELS = {"wrong": "结果错误", "oob": "越界访问", "sim": "运行错误", "internal": "模拟器内部错误",

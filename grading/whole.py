@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .checks import Outcome, tally
+from .checks import Outcome, failures_text, tally
 from .conformance import Conformance
 from .ctokens import tokenize
 
@@ -182,7 +182,7 @@ def _public_ids(ex) -> set[str]:
 
 def _not_passed(runs) -> str:
     """Why some of ``runs`` did not pass, as the hidden checks say it ("1 个数据竞争")."""
-    return "，".join(f"{n} 个{k}" for k, n in tally(runs)[1].items())
+    return failures_text(tally(runs)[1])
 
 
 def counter_outcome(ctx, counter_id: str, kind: str = "counter") -> Outcome:
@@ -308,11 +308,12 @@ def counter_table(ex, ctx, kind: str = "counter") -> CounterTable | None:
     if not runs:
         return None
     rows = []
+    why = "" if all(r.passed for r in runs) else _not_passed(runs)
     for t in targets:
         values = [t.value(r) if r.passed else None for r in runs]
         yours = None if any(v is None for v in values) else max(values)
         rows.append(CounterRow(t.label, t.metrics, yours, t.target, t.ideal, t.reference,
-                               "" if yours is not None else _not_passed(runs)))
+                               "" if yours is not None else why))
     h = ex.config.get("h200") or {}
     speed = lambda k: float(h[k]) if isinstance(h.get(k), (int, float)) else None      # noqa: E731
     return CounterTable("、".join(_shape(r.case) for r in runs), tuple(rows), str(h.get("size", "")),

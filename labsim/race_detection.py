@@ -303,24 +303,23 @@ class RaceTracker:
     @staticmethod
     def read_one_block(groups: list, tid: np.ndarray, epoch: np.ndarray) -> bool:
         """Reads by every lane of a thread set of one block (whose shadows are never folded), in program order:
-        ``groups`` holds per array (the array, each read's elements, each read's line). Queued as one read per
-        array, which is what ``access`` queues read by read (they compose, see ``_read_update``) when none of them
-        can find a hazard: the lanes share one barrier count and no write was recorded in this barrier interval,
-        the first thing ``_access`` checks. False, with nothing done, when that does not hold for every array."""
+        ``groups`` holds per array (the array, the reads' elements one read after another, the number of reads,
+        each lane's line). Queued as one read per array, which is what ``access`` queues read by read (they
+        compose, see ``_read_update``) when none of them can find a hazard: the lanes share one barrier count and
+        no write was recorded in this barrier interval, the first thing ``_access`` checks. False, with nothing
+        done, when that does not hold for every array."""
         if not DEFER:
             return False
         ep = _lane_epochs(epoch)
         if ep.ndim:
             return False
-        for sh, _, _ in groups:
+        for sh, *_ in groups:
             s = sh.shadow
             if s is None or s.fold is not None or not ep > s.w_max:
                 return False
-        for sh, elems, lines in groups:
-            m = len(elems)
+        for sh, pos, m, line in groups:
             t = np.tile(tid, m)
-            sh.shadow.queue(ep, (np.concatenate(elems), t, t // WARP, None,
-                                 np.repeat(np.asarray(lines, np.int32), tid.size)))
+            sh.shadow.queue(ep, (pos, t, t // WARP, None, line))
         return True
 
     @staticmethod

@@ -206,7 +206,6 @@ def _gemm(name: str, n: int) -> dict:
         return got
     runs = [launch()] + warm_runs(launch)
     out = _best(runs[1:])
-    out["warm_launches"] = len(runs) - 1
     out["per_madd_ns"] = out["cpu_seconds"] / n ** 3 * 1e9
     out["first_cpu_seconds"] = runs[0][1]
     out["runs_cpu_seconds"] = [c for _, c in runs[1:]]
@@ -346,7 +345,7 @@ def run_gemm(quick: bool) -> None:
             d = min(got, key=lambda x: x["per_madd_ns"])
             per.append(d["per_madd_ns"])
             cells.append(f"{n}³: {d['per_madd_ns']:.1f} ns ({d['cpu_seconds']:.3f} s CPU, least of "
-                         f"{sum(x['warm_launches'] for x in got)}; first "
+                         f"{sum(len(x['runs_cpu_seconds']) for x in got)}; first "
                          f"{d['first_cpu_seconds'] / n ** 3 * 1e9:.1f} ns; {d['peak_rss_mib']:.0f} MiB)")
             if d["threads"] < d["chunk_lanes"]:
                 small.append(f"{n}³ launches {d['threads']} threads")

@@ -224,7 +224,7 @@ class _Entry:
         self.deltas: list = []               # [(summary key, added counts)]
         self.plan = plan                     # keeps the plan alive (its id is in the key)
         self.uniform = uniform               # per load: every block of the set reads the same elements
-        self.merged = merged                 # array index -> the reads after the first, as one queued read
+        self.merged = merged                 # array index -> the reads after the first (first block), in order
         self.tails: list = []                # per array and type: a load of it, the (t, j) the cache keeps
         self.by_layout: dict = {}            # the set's lane layout (bytes) -> the merged reads reduced for it
 
@@ -351,7 +351,7 @@ class LoopBatch:
         # the sload path's race calls: read_uniform for a read the same in every block of several, else access
         uniform = tuple(nb > 1 and x for x in same)
         merged = {}
-        if all(uniform):
+        if all(uniform) or nb == 1:     # (one block: its lanes are the first block's, the patterns' own)
             for a, sh in enumerate(_arrays(loads)):
                 parts = [(t, j) for t, j in order[1:] if loads[j][2] is sh]
                 if parts:
@@ -443,17 +443,10 @@ class LoopBatch:
         epoch = blk._epoch()
         deferring = [races.deferring(sh, epoch, blk._ctx.lanes_per_block, blk._tid) for sh in arrays]
         if not all(entry.uniform) or None in deferring:
-            if blk._tid.size == blk._ctx.lanes_per_block:
-                # a thread set of one block: the reads after the first as one read per array, where none can race
-                groups = []
-                for sh in arrays:
-                    parts = [(t, j) for t in range(self.trips) for j in range(len(loads))
-                             if (t or j) and loads[j][2] is sh]
-                    if parts:
-                        groups.append((sh, [np.ascontiguousarray(row(j, t)[0]) for t, j in parts],
-                                       [-1 if loads[j][0][0] is None else loads[j][0][0] for _, j in parts]))
-                if races.read_one_block(groups, blk._tid, epoch):
-                    return
+            # a thread set of one block: the reads after the first as one read per array, where none can race
+            if blk._tid.size == blk._ctx.lanes_per_block and races.read_one_block(
+                    [(arrays[a], *read) for a, read in entry.merged.items()], blk._tid, epoch):
+                return
             for t in range(self.trips):
                 for j in range(len(loads)):
                     if t or j:

@@ -155,7 +155,7 @@ def test_a_one_block_launch_queues_its_loop_reads_as_one_read_per_array(monkeypa
 
     def spy(groups, tid, epoch):
         got = real(groups, tid, epoch)
-        used.append((got, [(sh.name, len(elems)) for sh, elems, _ in groups]))
+        used.append((got, [(sh.name, m) for sh, _, m, _ in groups]))
         return got
     monkeypatch.setattr(RaceTracker, "read_one_block", staticmethod(spy))
     src = _source(16, 0, body, 0, 1, "", True, sync2)
